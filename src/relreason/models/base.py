@@ -1,0 +1,60 @@
+"""The one interface every model backend implements.
+
+A backend knows nothing of benchmarks: it turns requests into responses. Two operations:
+``generate`` (free text, with the first tokens' top log-probabilities when the backend gives
+them) and ``score_choices`` (the log-likelihood of each allowed continuation after a prompt).
+
+Both take a *batch* of requests. Local backends use the batch (length-sorted, shared prefix);
+API backends send the requests concurrently. Backends must not raise for one bad request: a
+request that fails for good comes back as ``Response(error=...)``. They may raise
+``TransientError`` from the single-request helpers so that the runner's retry layer can retry.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from relreason.types import ChoiceRequest, GenerationRequest, Response
+
+
+class TransientError(Exception):
+    """A failure worth retrying (429, 5xx, time-out, dropped connection, unreadable body).
+
+    ``retry_after`` carries the server's Retry-After in seconds when it sent one.
+    """
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ModelBackend(ABC):
+    """Base class of model backends.
+
+    ``spec`` is the user's model spec string (``smollm2``, ``hf:...``, ``openai:...``).
+    ``describe()`` returns every parameter that can change an output; it is written to the
+    manifest and hashed into cache keys, so it must never contain a secret.
+    ``batch_size`` is how many requests the runner hands over at once (local models);
+    ``concurrency`` is a hint for how many batches may be in flight (API models).
+    """
+
+    spec: str
+    batch_size: int = 1
+    supports_logprobs: bool = False
+
+    @abstractmethod
+    def describe(self) -> Mapping[str, Any]:
+        """Return the backend's identity and parameters (JSON-ready, no secrets)."""
+
+    @abstractmethod
+    async def generate(self, requests: Sequence[GenerationRequest]) -> list[Response]:
+        """Continue each prompt as text; one response per request, in order."""
+
+    @abstractmethod
+    async def score_choices(self, requests: Sequence[ChoiceRequest]) -> list[Response]:
+        """Return each request's continuation log-likelihoods in ``Response.choice_logprobs``."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release connections or memory; the default does nothing."""
