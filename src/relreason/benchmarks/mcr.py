@@ -1,0 +1,502 @@
+"""MCR (multilingual compositional relations): questions, exemplars, prompts, tasks.
+
+The prompt formula is fixed by BENCHMARKS.md (and the official ``main.py``/``util.py``)::
+
+    x = "Q: " + question.strip() + " Answer choices: " + "".join(L + ") " + opt + " ") + "\\nA:"
+
+then ``zs``: ``x + " Among options, the answer is"``, ``zsc``: ``x + " Let's think step by step."``,
+``fs``/``fs-english``/``fs-multilingual``: ``exemplars[native|"english"|"multilingual"] + x``.
+
+The data carries no count of relations per question (its optional ``hint`` field holds worked
+intermediate values, not a relation count), so items have no ``n_relations`` label.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from relreason.errors import DataError, UsageError
+from relreason.types import EvalItem, Task
+
+LANGUAGES: dict[str, str] = {
+    "en": "english",
+    "zh": "chinese",
+    "fr": "french",
+    "ja": "japanese",
+    "ko": "korean",
+}
+"""Language code -> the long name used in the official file names and exemplar keys."""
+
+METHODS: tuple[str, ...] = ("zs", "zsc", "fs", "fs-english", "fs-multilingual")
+"""Prompting methods: zero-shot, zero-shot CoT (EN-CoT), 5-shot native/English/multilingual."""
+
+_METHOD_ALIASES: dict[str, str] = {
+    "zero_shot": "zs",
+    "zero_shot_cot": "zsc",
+    "few_shot": "fs",
+    "few_shot_english": "fs-english",
+    "few_shot_multilingual": "fs-multilingual",
+}
+
+MODES: tuple[str, ...] = ("robust", "paper")
+"""Scoring modes: a sound extractor, or the official code's letter rule."""
+
+CATEGORIES: tuple[str, ...] = (
+    "Positional",
+    "Comparative",
+    "Personal",
+    "Mathematical",
+    "Identity",
+    "Other",
+)
+"""The six English category names (paper Table 1 order)."""
+
+CATEGORY_ZH: dict[str, str] = {
+    "其他推理关系": "Other",
+    "人物关系": "Personal",
+    "identity关系": "Identity",
+    "数学关系": "Mathematical",
+    "位置关系": "Positional",
+    "比较关系": "Comparative",
+}
+"""The category names of the Chinese file -> the English ones."""
+
+EXEMPLAR_KEYS: tuple[str, ...] = (*LANGUAGES.values(), "multilingual")
+"""The keys an exemplar file must have."""
+
+MAX_OPTIONS = 7
+_LETTERS: tuple[str, ...] = tuple("ABCDEFG")
+"""Answer letters go A-G (the official extractor reads only those)."""
+
+ZS_SUFFIX = " Among options, the answer is"
+ZSC_SUFFIX = " Let's think step by step."
+OFFICIAL_EXEMPLARS = "exemplars_official.json"
+
+
+@dataclass(frozen=True)
+class Question:
+    """One validated MCR question: its text, lettered options, gold option and categories.
+
+    ``categories`` are English names (Chinese ones are mapped); ``hint`` is the optional worked
+    hint of the file (not used in prompts).
+    """
+
+    index: int
+    question: str
+    correct: str
+    options: tuple[str, ...]
+    categories: tuple[str, ...]
+    hint: str | None = None
+
+    @property
+    def gold(self) -> str:
+        """Return the letter of the correct option (A, B, ...)."""
+        return chr(65 + self.options.index(self.correct))
+
+
+@dataclass(frozen=True)
+class _LoadedFile:
+    questions: tuple[Question, ...]
+    sha256: str
+    blocks: tuple[str, ...]  # question_block() of each question, built once
+    letters: tuple[tuple[str, ...], ...]  # the answer letters of each question
+
+
+_QUESTION_CACHE: dict[tuple[str, int, int], _LoadedFile] = {}
+_EXEMPLAR_CACHE: dict[tuple[str, int, int], dict[str, str]] = {}
+
+
+# --- names -------------------------------------------------------------------------------
+
+
+def normalize_language(name: str) -> str:
+    """Return the language code (``en`` ...) for a code or long name, case-insensitive.
+
+    Raises ``UsageError`` listing the valid names when ``name`` is unknown.
+    """
+    key = str(name).strip().lower()
+    if key in LANGUAGES:
+        return key
+    for code, long_name in LANGUAGES.items():
+        if key == long_name:
+            return code
+    valid = ", ".join(f"{code} ({long_name})" for code, long_name in LANGUAGES.items())
+    raise UsageError(f"unknown MCR language {name!r}; valid: {valid}")
+
+
+def normalize_method(name: str) -> str:
+    """Return the method name (one of ``METHODS``), also accepting the official names.
+
+    ``zero_shot``, ``few_shot_english``... are accepted, case-insensitive. Raises ``UsageError``
+    listing the valid methods when ``name`` is unknown.
+    """
+    key = str(name).strip().lower()
+    if key in METHODS:
+        return key
+    if key in _METHOD_ALIASES:
+        return _METHOD_ALIASES[key]
+    if key.replace("_", "-") in METHODS:
+        return key.replace("_", "-")
+    raise UsageError(f"unknown MCR method {name!r}; valid: {', '.join(METHODS)}")
+
+
+def normalize_mode(name: str) -> str:
+    """Return the scoring mode (one of ``MODES``); raises ``UsageError`` when unknown."""
+    key = str(name).strip().lower()
+    if key not in MODES:
+        raise UsageError(f"unknown MCR scoring mode {name!r}; valid: {', '.join(MODES)}")
+    return key
+
+
+# --- files ---------------------------------------------------------------------------------
+
+
+def _data_file(filename: str, data_dir: str | os.PathLike[str] | None) -> Path:
+    try:
+        from relreason.sources import data_file
+    except ImportError:  # TEMPORARY fallback until sources.py lands
+        if data_dir is None:
+            raise UsageError("no data folder given (sources.py not available yet)") from None
+        path = Path(data_dir) / "mcr" / filename
+        if not path.is_file():
+            raise DataError(str(path), "file not found") from None
+        return path
+    return Path(data_file("mcr", filename, data_dir))
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        from relreason.sources import load_json
+    except ImportError:  # TEMPORARY fallback until sources.py lands
+        import json
+
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise DataError(str(path), f"not valid JSON: {error}") from None
+    return load_json(path)
+
+
+def _stat_key(path: Path) -> tuple[str, int, int]:
+    try:
+        stat = path.stat()
+    except OSError as error:
+        raise DataError(str(path), f"cannot read the file ({error.strerror})") from None
+    return (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+def _sha256(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as error:
+        raise DataError(str(path), f"cannot read the file ({error.strerror})") from None
+
+
+# --- questions -----------------------------------------------------------------------------
+
+
+def _known_category(name: Any) -> str | None:
+    if isinstance(name, str):
+        if name in CATEGORIES:
+            return name
+        if name in CATEGORY_ZH:
+            return CATEGORY_ZH[name]
+    return None
+
+
+def _validate_question(file: str, i: int, raw: Any) -> Question:
+    item = f"[{i}]"
+    if not isinstance(raw, dict):
+        raise DataError(file, f"expected an object, got {type(raw).__name__}", item=item)
+    for key in ("question", "correct", "options", "category"):
+        if key not in raw:
+            raise DataError(file, "missing field", item=item, field=key)
+    text = raw["question"]
+    if not isinstance(text, str) or not text.strip():
+        raise DataError(
+            file, f"expected a non-empty string, got {text!r}", item=item, field="question"
+        )
+    options = raw["options"]
+    if not isinstance(options, list) or not options:
+        raise DataError(
+            file,
+            f"expected a non-empty list of strings, got {options!r}",
+            item=item,
+            field="options",
+        )
+    for j, option in enumerate(options):
+        if not isinstance(option, str):
+            raise DataError(
+                file, f"option {j} is not a string: {option!r}", item=item, field="options"
+            )
+    if len(options) > MAX_OPTIONS:
+        raise DataError(
+            file,
+            f"{len(options)} options; at most {MAX_OPTIONS} (letters A-G)",
+            item=item,
+            field="options",
+        )
+    correct = raw["correct"]
+    count = options.count(correct) if isinstance(correct, str) else 0
+    if count == 0:
+        raise DataError(
+            file, f"{correct!r} is not one of the options {options!r}", item=item, field="correct"
+        )
+    if count > 1:
+        raise DataError(
+            file, f"{correct!r} appears {count} times among the options", item=item, field="correct"
+        )
+    categories = raw["category"]
+    if not isinstance(categories, list) or not categories:
+        raise DataError(
+            file,
+            f"expected a non-empty list of category names, got {categories!r}",
+            item=item,
+            field="category",
+        )
+    english: list[str] = []
+    for name in categories:
+        known = _known_category(name)
+        if known is None:
+            valid = ", ".join([*CATEGORIES, *CATEGORY_ZH])
+            raise DataError(
+                file, f"unknown category {name!r}; valid: {valid}", item=item, field="category"
+            )
+        english.append(known)
+    hint = raw.get("hint")
+    if hint is not None and not isinstance(hint, str):
+        raise DataError(file, f"expected a string, got {hint!r}", item=item, field="hint")
+    return Question(i, text, correct, tuple(options), tuple(english), hint)
+
+
+def _load_file(path: Path) -> _LoadedFile:
+    key = _stat_key(path)
+    cached = _QUESTION_CACHE.get(key)
+    if cached is not None:
+        return cached
+    raw = _load_json(path)
+    if not isinstance(raw, list):
+        raise DataError(str(path), f"expected a JSON list of questions, got {type(raw).__name__}")
+    questions = tuple(_validate_question(str(path), i, entry) for i, entry in enumerate(raw))
+    blocks = tuple(question_block(q) for q in questions)
+    letters = tuple(_LETTERS[: len(q.options)] for q in questions)
+    loaded = _LoadedFile(questions, _sha256(path), blocks, letters)
+    _QUESTION_CACHE[key] = loaded
+    return loaded
+
+
+def question_file(language: str) -> str:
+    """Return the file name of a language's questions, e.g. ``composition_english.json``.
+
+    Raises ``UsageError`` for an unknown language.
+    """
+    return f"composition_{LANGUAGES[normalize_language(language)]}.json"
+
+
+def load_questions(language: str, data_dir: str | os.PathLike[str] | None = None) -> list[Question]:
+    """Return the validated questions of one language, in file order.
+
+    Reads ``mcr/composition_<long name>.json`` from the data folder (parsed once per file
+    version). Raises ``UsageError`` for an unknown language and ``DataError`` naming the file,
+    item and field for a missing or malformed file.
+    """
+    path = _data_file(question_file(language), data_dir)
+    return list(_load_file(path).questions)
+
+
+# --- exemplars -----------------------------------------------------------------------------
+
+
+def load_exemplars(
+    path: str | os.PathLike[str] | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
+) -> dict[str, str]:
+    """Return the 5-shot exemplar blocks, keyed by long language name and ``multilingual``.
+
+    ``path`` is a user JSON file of the same shape; without it, the official
+    ``mcr/exemplars_official.json`` of the data folder. Raises ``DataError`` naming the file and
+    key for a missing file, a missing key or a non-string value.
+    """
+    file = Path(path) if path is not None else _data_file(OFFICIAL_EXEMPLARS, data_dir)
+    key = _stat_key(file)
+    cached = _EXEMPLAR_CACHE.get(key)
+    if cached is not None:
+        return dict(cached)
+    raw = _load_json(file)
+    if not isinstance(raw, dict):
+        raise DataError(
+            str(file), f"expected a JSON object of exemplar blocks, got {type(raw).__name__}"
+        )
+    blocks: dict[str, str] = {}
+    for name in EXEMPLAR_KEYS:
+        if name not in raw:
+            raise DataError(
+                str(file),
+                f"missing exemplar block; needed keys: {', '.join(EXEMPLAR_KEYS)}",
+                field=name,
+            )
+        if not isinstance(raw[name], str):
+            raise DataError(
+                str(file), f"expected a string, got {type(raw[name]).__name__}", field=name
+            )
+        blocks[name] = raw[name]
+    _EXEMPLAR_CACHE[key] = blocks
+    return dict(blocks)
+
+
+def _resolve_exemplars(
+    exemplars: Mapping[str, str] | str | os.PathLike[str] | None,
+    data_dir: str | os.PathLike[str] | None,
+) -> tuple[Mapping[str, str], str]:
+    """Return the exemplar blocks and a JSON-ready word for where they came from."""
+    if exemplars is None:
+        return load_exemplars(None, data_dir), "official"
+    if isinstance(exemplars, str | os.PathLike):
+        return load_exemplars(exemplars, data_dir), str(exemplars)
+    for name in EXEMPLAR_KEYS:
+        if not isinstance(exemplars.get(name), str):
+            raise UsageError(
+                f"exemplars: missing or non-string block {name!r}; "
+                f"needed: {', '.join(EXEMPLAR_KEYS)}"
+            )
+    return exemplars, "custom"
+
+
+def _exemplar_key(code: str, method: str) -> str | None:
+    if method == "fs":
+        return LANGUAGES[code]
+    if method == "fs-english":
+        return "english"
+    if method == "fs-multilingual":
+        return "multilingual"
+    return None
+
+
+# --- prompts and tasks ---------------------------------------------------------------------
+
+
+def question_block(question: Question) -> str:
+    """Return the bare ``x`` of BENCHMARKS.md: ``"Q: ... Answer choices: A) .. B) .. \\nA:"``."""
+    choices = "".join(f"{chr(65 + j)}) {option} " for j, option in enumerate(question.options))
+    return "Q: " + question.question.strip() + " Answer choices: " + choices + "\nA:"
+
+
+def _items(
+    code: str,
+    method: str,
+    data_dir: str | os.PathLike[str] | None,
+    exemplars: Mapping[str, str] | str | os.PathLike[str] | None,
+) -> tuple[tuple[EvalItem, ...], _LoadedFile, str | None, str | None]:
+    loaded = _load_file(_data_file(question_file(code), data_dir))
+    key = _exemplar_key(code, method)
+    prefix = ""
+    source: str | None = None
+    if key is not None:
+        blocks, source = _resolve_exemplars(exemplars, data_dir)
+        prefix = blocks[key]
+    suffix = ZS_SUFFIX if method == "zs" else ZSC_SUFFIX if method == "zsc" else ""
+    items = tuple(
+        EvalItem(
+            index=q.index,
+            item_id=f"{code}/{q.index}",
+            prompt=prefix + block + suffix,
+            gold=q.gold,
+            choices=letters,
+            choice_texts=q.options,
+            labels={
+                "language": code,
+                "categories": list(q.categories),
+                "n_options": len(q.options),
+            },
+        )
+        for q, block, letters in zip(loaded.questions, loaded.blocks, loaded.letters, strict=True)
+    )
+    prefix_sha = hashlib.sha256(prefix.encode("utf-8")).hexdigest() if key is not None else None
+    return items, loaded, source, prefix_sha
+
+
+def build_items(
+    language: str,
+    method: str,
+    *,
+    data_dir: str | os.PathLike[str] | None = None,
+    exemplars: Mapping[str, str] | str | os.PathLike[str] | None = None,
+) -> list[EvalItem]:
+    """Return one ``EvalItem`` per question of ``language``, prompted by ``method``.
+
+    ``exemplars`` (few-shot methods only): a mapping of exemplar blocks, a path to a JSON file
+    of them, or None for the official ones. item_id is ``"<code>/<index>"``; labels hold
+    ``language``, ``categories`` (English) and ``n_options``. Raises ``UsageError`` for an unknown
+    language/method or bad exemplars mapping, ``DataError`` for malformed data files.
+    """
+    code = normalize_language(language)
+    return list(_items(code, normalize_method(method), data_dir, exemplars)[0])
+
+
+def build_task(
+    language: str,
+    method: str,
+    *,
+    mode: str = "robust",
+    data_dir: str | os.PathLike[str] | None = None,
+    exemplars: Mapping[str, str] | str | os.PathLike[str] | None = None,
+) -> Task:
+    """Return the MCR ``Task`` for a language and method, scored in ``mode``.
+
+    The name is ``mcr/<code>/<method>``; the description (JSON-ready) records language, method,
+    mode, exemplar source and checksums. For ``zsc`` the task carries the answer-extraction
+    second stage. Raises ``UsageError`` for unknown names, ``DataError`` for malformed data.
+    """
+    from relreason.scoring.mcr import score_mcr, zsc_second_stage
+
+    code = normalize_language(language)
+    name = normalize_method(method)
+    scoring_mode = normalize_mode(mode)
+    items, loaded, source, prefix_sha = _items(code, name, data_dir, exemplars)
+    description: dict[str, Any] = {
+        "benchmark": "mcr",
+        "language": code,
+        "method": name,
+        "mode": scoring_mode,
+        "exemplars": source,
+        "exemplars_sha256": prefix_sha,
+        "data_file": question_file(code),
+        "data_sha256": loaded.sha256,
+        "n_items": len(items),
+    }
+    return Task(
+        benchmark="mcr",
+        name=f"mcr/{code}/{name}",
+        description=description,
+        items=items,
+        scorer=functools.partial(score_mcr, mode=scoring_mode, few_shot=name.startswith("fs")),
+        second_stage=zsc_second_stage if name == "zsc" else None,
+    )
+
+
+def random_guess_accuracy(
+    language: str | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
+) -> float:
+    """Return the expected accuracy of a uniform random guess, mean of 1/len(options) (0..1).
+
+    With a language, over its questions; with None, over every question of all five languages
+    (the paper's 25.13% is reproduced by EN, FR, JA, KO and by all languages pooled; ZH alone
+    gives 25.14%). Raises ``UsageError``/``DataError`` as ``load_questions``.
+    """
+    codes = [normalize_language(language)] if language is not None else list(LANGUAGES)
+    total = 0.0
+    count = 0
+    for code in codes:
+        for question in load_questions(code, data_dir):
+            total += 1.0 / len(question.options)
+            count += 1
+    if count == 0:
+        raise DataError(question_file(codes[0]), "no questions")
+    return total / count
