@@ -1,0 +1,322 @@
+"""The ``relreason run`` and ``relreason sweep`` commands: evaluate a model end to end."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from relreason import tasks
+from relreason.cli_options import (
+    Api,
+    ConvReMode,
+    DataDir,
+    ExampleTypeKnob,
+    ExemplarsOpt,
+    LanguageOpt,
+    LimitOpt,
+    McrMode,
+    MethodOpt,
+    NeutralOpt,
+    NShotKnob,
+    PromptKnob,
+    RelationKnob,
+    Scoring,
+    SettingOpt,
+    SubsetOpt,
+    TaskOpt,
+    TextTypeKnob,
+)
+from relreason.errors import UnreadableAnswersError, UsageError
+from relreason.models.registry import DEFAULT_MODEL, ModelOptions, load_backend
+from relreason.types import GenerationParams, Task
+
+run_app = typer.Typer(
+    no_args_is_help=False,
+    invoke_without_command=True,
+    help="Run a model on a benchmark setting into a run folder (or --resume one).",
+)
+
+ModelOpt = Annotated[
+    str,
+    typer.Option(
+        "--model",
+        "-m",
+        help="smollm2 | hf:PATH | openai:MODEL | anthropic:MODEL | random[:SEED] | first | oracle",
+    ),
+]
+BaseUrlOpt = Annotated[
+    list[str] | None,
+    typer.Option("--base-url", help="Server URL; repeat to spread over several servers."),
+]
+OutDirOpt = Annotated[
+    Path | None, typer.Option("--out", help="Run folder (default: runs/<task>-<model>-<time>).")
+]
+
+
+class RunConfig:
+    """Everything ``run`` needs besides the task, gathered from the command line."""
+
+    def __init__(self, **values: Any) -> None:
+        self.values = values
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _run_options(cfg: RunConfig) -> Any:
+    from relreason.runner import RunOptions
+
+    params = GenerationParams(
+        max_new_tokens=cfg.max_new_tokens,
+        temperature=cfg.temperature,
+        top_logprobs=cfg.top_logprobs,
+        seed=cfg.seed,
+    )
+    return RunOptions(
+        scoring=cfg.scoring.value,
+        params=params,
+        concurrency=cfg.concurrency,
+        requests_per_minute=cfg.rpm,
+        tokens_per_minute=cfg.tpm,
+        max_retries=cfg.max_retries,
+        request_timeout=cfg.request_timeout,
+        use_cache=not cfg.no_cache,
+        refresh=cfg.refresh,
+        limit=cfg.limit,
+        show_progress=cfg.progress,
+        seed=cfg.seed,
+    )
+
+
+def _model_options(cfg: RunConfig) -> ModelOptions:
+    return ModelOptions(
+        base_urls=tuple(cfg.base_url or ()),
+        api=cfg.api.value,
+        chat_template=cfg.chat_template,
+        device=cfg.device,
+        dtype=cfg.dtype,
+        batch_size=cfg.batch_size,
+        timeout=cfg.request_timeout,
+        seed=cfg.seed,
+    )
+
+
+def _default_out(task: Task, model: str) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in f"{task.name}-{model}")
+    return Path("runs") / f"{safe}-{stamp}"
+
+
+def _execute(task: Task, cfg: RunConfig, strict: bool) -> None:
+    options = _run_options(cfg)
+    if cfg.dry_run:
+        from relreason.cost import dry_run
+
+        report = dry_run(task, cfg.model, options)
+        typer.echo(str(report))
+        return
+    from relreason.runner import run_task
+
+    backend = load_backend(cfg.model, _model_options(cfg))
+    out = cfg.out or _default_out(task, cfg.model)
+    summary = run_task(task, backend, out, options, model_options=_model_options(cfg).to_json())
+    _finish(summary, out, strict)
+
+
+def _finish(summary: Any, out: Path, strict: bool) -> None:
+    typer.echo(f"run folder: {out}")
+    counts = getattr(summary, "counts", None) or {}
+    unreadable = counts.get("unparseable", 0) if isinstance(counts, dict) else 0
+    if strict and unreadable:
+        raise UnreadableAnswersError(
+            f"{unreadable} output(s) could not be read as an answer (strict mode); "
+            f"see the records with status 'unparseable' in {out / 'records.jsonl'}"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``run`` (with its ``convre`` and ``mcr`` subcommands) and ``sweep`` to ``app``."""
+    app.add_typer(run_app, name="run")
+    app.command("sweep")(sweep)
+
+
+def _common(
+    model: str,
+    base_url: list[str] | None,
+    api: Api,
+    chat_template: bool,
+    device: str,
+    dtype: str,
+    batch_size: int | None,
+    scoring: Scoring,
+    max_new_tokens: int,
+    temperature: float,
+    top_logprobs: int,
+    concurrency: int,
+    rpm: float | None,
+    tpm: float | None,
+    max_retries: int,
+    request_timeout: float,
+    no_cache: bool,
+    refresh: bool,
+    limit: int | None,
+    seed: int,
+    out: Path | None,
+    dry_run: bool,
+    progress: bool,
+) -> RunConfig:
+    return RunConfig(**{k: v for k, v in locals().items()})
+
+
+@run_app.callback()
+def run_main(
+    ctx: typer.Context,
+    resume: Annotated[
+        Path | None, typer.Option("--resume", help="Continue a run folder that was stopped.")
+    ] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Run a benchmark setting on a model, or continue a stopped run with --resume DIR."""
+    if ctx.invoked_subcommand is not None:
+        if resume is not None:
+            raise UsageError("--resume takes a run folder and no benchmark subcommand")
+        return
+    if resume is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+    from relreason.runner import resume_run
+
+    summary = resume_run(resume, data_dir=data_dir)
+    _finish(summary, resume, strict=False)
+
+
+@run_app.command("convre")
+def run_convre(
+    task: TaskOpt,
+    setting: SettingOpt = None,
+    subset: SubsetOpt = False,
+    neutral: NeutralOpt = False,
+    prompt: PromptKnob = None,
+    relation: RelationKnob = None,
+    n_shot: NShotKnob = None,
+    example_type: ExampleTypeKnob = None,
+    text_type: TextTypeKnob = None,
+    mode: Annotated[ConvReMode, typer.Option("--mode")] = ConvReMode.auto,
+    logprob_fallback: Annotated[bool, typer.Option(help="Appendix F log-prob fallback.")] = True,
+    model: ModelOpt = DEFAULT_MODEL,
+    base_url: BaseUrlOpt = None,
+    api: Annotated[Api, typer.Option("--api")] = Api.chat,
+    chat_template: Annotated[bool, typer.Option(help="Wrap prompts in the chat template.")] = False,
+    device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
+    dtype: Annotated[str, typer.Option(help="float32 | bfloat16 | float16")] = "float32",
+    batch_size: Annotated[int | None, typer.Option(min=1, show_default=False)] = None,
+    scoring: Annotated[Scoring, typer.Option("--scoring")] = Scoring.generate,
+    max_new_tokens: Annotated[int, typer.Option(min=1)] = 512,
+    temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
+    top_logprobs: Annotated[int, typer.Option(min=0, max=20)] = 5,
+    concurrency: Annotated[int, typer.Option(min=1)] = 8,
+    rpm: Annotated[float | None, typer.Option(help="Requests per minute.")] = None,
+    tpm: Annotated[float | None, typer.Option(help="Tokens per minute.")] = None,
+    max_retries: Annotated[int, typer.Option(min=0)] = 6,
+    request_timeout: Annotated[float, typer.Option(min=0.1)] = 60.0,
+    no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
+    refresh: Annotated[bool, typer.Option("--refresh")] = False,
+    limit: LimitOpt = None,
+    seed: int = 0,
+    out: OutDirOpt = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Estimate requests, tokens, cost.")
+    ] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress display.")] = True,
+    data_dir: DataDir = None,
+) -> None:
+    """Run a model on one ConvRe setting (default model: the bundled SmolLM2)."""
+    knobs = {
+        k: v
+        for k, v in {
+            "prompt": prompt,
+            "relation": relation,
+            "n_shot": n_shot,
+            "example_type": example_type,
+            "text_type": text_type,
+        }.items()
+        if v is not None
+    }
+    built = tasks.convre_task(
+        task.value,
+        setting,
+        knobs,
+        subset=subset,
+        neutral=neutral,
+        data_dir=data_dir,
+        logprob_fallback=logprob_fallback,
+    )
+    cfg = _common(
+        model, base_url, api, chat_template, device, dtype, batch_size, scoring,
+        max_new_tokens, temperature, top_logprobs, concurrency, rpm, tpm, max_retries,
+        request_timeout, no_cache, refresh, limit, seed, out, dry_run, progress,
+    )  # fmt: skip
+    _execute(built, cfg, strict=mode is ConvReMode.strict)
+
+
+@run_app.command("mcr")
+def run_mcr(
+    language: LanguageOpt,
+    method: MethodOpt,
+    mode: Annotated[McrMode, typer.Option("--mode")] = McrMode.robust,
+    exemplars: ExemplarsOpt = None,
+    model: ModelOpt = DEFAULT_MODEL,
+    base_url: BaseUrlOpt = None,
+    api: Annotated[Api, typer.Option("--api")] = Api.chat,
+    chat_template: Annotated[bool, typer.Option(help="Wrap prompts in the chat template.")] = False,
+    device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
+    dtype: Annotated[str, typer.Option(help="float32 | bfloat16 | float16")] = "float32",
+    batch_size: Annotated[int | None, typer.Option(min=1, show_default=False)] = None,
+    scoring: Annotated[Scoring, typer.Option("--scoring")] = Scoring.generate,
+    max_new_tokens: Annotated[int, typer.Option(min=1)] = 512,
+    temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
+    top_logprobs: Annotated[int, typer.Option(min=0, max=20)] = 5,
+    concurrency: Annotated[int, typer.Option(min=1)] = 8,
+    rpm: Annotated[float | None, typer.Option(help="Requests per minute.")] = None,
+    tpm: Annotated[float | None, typer.Option(help="Tokens per minute.")] = None,
+    max_retries: Annotated[int, typer.Option(min=0)] = 6,
+    request_timeout: Annotated[float, typer.Option(min=0.1)] = 60.0,
+    no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
+    refresh: Annotated[bool, typer.Option("--refresh")] = False,
+    limit: LimitOpt = None,
+    seed: int = 0,
+    out: OutDirOpt = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Estimate requests, tokens, cost.")
+    ] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress display.")] = True,
+    data_dir: DataDir = None,
+) -> None:
+    """Run a model on one MCR language and method (default model: the bundled SmolLM2)."""
+    built = tasks.mcr_task(
+        language, method, mode=mode.value, data_dir=data_dir, exemplars=exemplars
+    )
+    cfg = _common(
+        model, base_url, api, chat_template, device, dtype, batch_size, scoring,
+        max_new_tokens, temperature, top_logprobs, concurrency, rpm, tpm, max_retries,
+        request_timeout, no_cache, refresh, limit, seed, out, dry_run, progress,
+    )  # fmt: skip
+    _execute(built, cfg, strict=False)
+
+
+def sweep(
+    file: Annotated[Path, typer.Argument(help="YAML sweep: models x benchmarks x settings.")],
+    data_dir: DataDir = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress display.")] = True,
+) -> None:
+    """Run every run of a sweep file that is not complete yet, then print the results table."""
+    from relreason.sweep import run_sweep
+
+    result = run_sweep(file, data_dir=data_dir, show_progress=progress)
+    typer.echo(str(result))
