@@ -264,7 +264,12 @@ def task_name(
 
 
 def describe(
-    task: str, setting: ConvReSetting, setting_id: int | None, subset: bool, neutral: bool
+    task: str,
+    setting: ConvReSetting,
+    setting_id: int | None,
+    subset: bool,
+    neutral: bool,
+    logprob_fallback: bool = True,
 ) -> dict[str, Any]:
     """Return the JSON-ready description of a ConvRe task (recorded in the manifest)."""
     return {
@@ -274,6 +279,7 @@ def describe(
         **setting.as_dict(),
         "subset": subset,
         "neutral": neutral,
+        "logprob_fallback": logprob_fallback,
     }
 
 
@@ -301,7 +307,7 @@ def build_task(
     return Task(
         benchmark="convre",
         name=task_name(task, resolved, setting_id, subset, neutral),
-        description=describe(task, resolved, setting_id, subset, neutral),
+        description=describe(task, resolved, setting_id, subset, neutral, logprob_fallback),
         items=tuple(items),
         scorer=scorer,
     )

@@ -14,8 +14,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from relreason import sources
 from relreason.benchmarks.convre_settings import check_task
-from relreason.errors import DataError, UsageError
+from relreason.errors import DataError
 
 TRIPLE_FIELDS: tuple[str, ...] = ("head", "relation", "tail", "answer")
 ANSWERS: tuple[str, ...] = ("A", "B")
@@ -109,31 +110,14 @@ class ExamplesFile:
         return examples[:n]
 
 
-# ---- finding and reading files (relreason.sources when present) ----------------------------
+# ---- finding and reading files (relreason.sources) ----------------------------------------
 
 
 def _data_path(name: str, data_dir: Path | str | None) -> Path:
-    try:
-        from relreason import sources
-    except ImportError:  # sources.py not written yet: a minimal stand-in
-        if data_dir is None:
-            raise UsageError("no data folder given; pass data_dir") from None
-        return Path(data_dir) / "convre" / name
-    return Path(sources.data_file("convre", name, data_dir))
+    return sources.data_file("convre", name, data_dir)
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        from relreason import sources
-    except ImportError:  # sources.py not written yet: a minimal stand-in
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise DataError(str(path), "file not found") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise DataError(str(path), f"cannot read the file: {exc}") from None
-        except json.JSONDecodeError as exc:
-            raise DataError(str(path), f"not valid JSON: {exc}") from None
     return sources.load_json(path)
 
 
