@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -223,21 +223,8 @@ _register_run_commands()
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; user errors print one message (no traceback) and exit non-zero."""
-    handler: Callable[..., Any] = app
     try:
-        handler(args=argv, standalone_mode=False)
+        app(args=argv)
     except RelreasonError as error:
         err.print(f"[red]error:[/] {error}", highlight=False)
         raise SystemExit(error.exit_code) from None
-    except typer.Exit as done:
-        raise SystemExit(done.exit_code) from None
-    except typer.Abort:
-        err.print("aborted")
-        raise SystemExit(130) from None
-    except Exception as error:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(error, click.ClickException):
-            error.show()
-            raise SystemExit(error.exit_code) from None
-        raise
