@@ -1,0 +1,160 @@
+"""Claude models through Anthropic's Messages API, with the official ``anthropic`` SDK.
+
+The SDK client is created with ``max_retries=0`` (the runner owns retries); the API key is read
+only from ``ANTHROPIC_API_KEY`` and never appears in ``describe()``, error messages or logs.
+The Messages API gives no log-probabilities, so ``score_choices`` is not available.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from relreason.errors import UsageError
+from relreason.models.base import ModelBackend
+from relreason.models.errors_map import (
+    LOCAL_KEY_PLACEHOLDER,
+    UnreadableResponseError,
+    gather_guarded,
+    public_url,
+    translate,
+    url_secrets,
+)
+from relreason.types import ChoiceRequest, GenerationRequest, Response, Usage
+
+API_KEY_ENV = "ANTHROPIC_API_KEY"
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+
+
+def _text_of(message: Any) -> str:
+    """The concatenated text blocks of a Messages API reply; raises if it has no content list."""
+    content = getattr(message, "content", None)
+    if not isinstance(content, list):
+        raise UnreadableResponseError("the message has no content list")
+    parts = []
+    for block in content:
+        if getattr(block, "type", None) == "text":
+            parts.append(str(getattr(block, "text", "") or ""))
+    return "".join(parts)
+
+
+class AnthropicBackend(ModelBackend):
+    """A Claude model: ``generate`` sends the prompt as one user message.
+
+    ``base_url`` points at another Messages-API server (a proxy or gateway); with it, a missing
+    key is replaced by a placeholder. ``temperature``, ``max_new_tokens`` and ``stop`` come from
+    the request; the Messages API has no seed and no log-probabilities.
+    """
+
+    batch_size = 1
+    supports_logprobs = False
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        spec: str | None = None,
+        concurrency: int = 4,
+    ) -> None:
+        """Create the SDK client.
+
+        Raises ``UsageError`` when the ``anthropic`` package is missing, the model name is
+        empty, the timeout is not positive, or no key is set for the default endpoint.
+        """
+        try:
+            import anthropic
+        except ImportError as exc:  # pragma: no cover - depends on the installation
+            raise UsageError(
+                "the anthropic package is not installed: pip install 'relreason[anthropic]'"
+            ) from exc
+        if not model:
+            raise UsageError("an Anthropic backend needs a model name")
+        if timeout <= 0:
+            raise UsageError(f"timeout must be positive, not {timeout}")
+        key = os.environ.get(API_KEY_ENV, "")
+        if not key:
+            if base_url is None:
+                raise UsageError(f"set {API_KEY_ENV} in the environment to use the Anthropic API")
+            key = LOCAL_KEY_PLACEHOLDER
+        url = base_url or DEFAULT_BASE_URL
+        self._anthropic = anthropic
+        self._secrets = tuple(s for s in [key, *url_secrets(url)] if s)
+        self._client = anthropic.AsyncAnthropic(
+            api_key=key, base_url=url, timeout=timeout, max_retries=0
+        )
+        self.model = model
+        self.base_url = public_url(url)
+        self.timeout = timeout
+        self.spec = spec or f"anthropic:{model}"
+        self.concurrency = concurrency
+
+    def describe(self) -> Mapping[str, Any]:
+        """Return spec, model, the credential-free base URL and the timeout."""
+        return {
+            "backend": "anthropic",
+            "spec": self.spec,
+            "model": self.model,
+            "base_url": self.base_url,
+            "timeout": self.timeout,
+        }
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connections."""
+        await self._client.close()
+
+    async def _generate_one(self, request: GenerationRequest) -> Response:
+        params = request.params
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": params.max_new_tokens,
+            "temperature": params.temperature,
+            "messages": [{"role": "user", "content": request.prompt}],
+        }
+        if params.stop:
+            kwargs["stop_sequences"] = list(params.stop)
+        start = time.perf_counter()
+        try:
+            message = await self._client.messages.create(**kwargs)
+            text = _text_of(message)
+        except Exception as exc:
+            mapped = translate(
+                exc,
+                sdk=self._anthropic,
+                service=f"Anthropic API {self.base_url}",
+                secrets=self._secrets,
+            )
+            if mapped is None:
+                raise
+            raise mapped from None
+        usage = getattr(message, "usage", None)
+        return Response(
+            text=text,
+            usage=Usage(
+                prompt_tokens=int(getattr(usage, "input_tokens", 0) or 0),
+                completion_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+            ),
+            latency_s=time.perf_counter() - start,
+        )
+
+    async def generate(self, requests: Sequence[GenerationRequest]) -> list[Response]:
+        """Send each prompt as one user message; one ``Response`` per request, in order.
+
+        Raises ``TransientError`` when a batch of one request fails in a retryable way (429,
+        529 overloaded, 5xx, time-out, dropped connection, unreadable body) and a fatal
+        ``APIRequestError`` for a bad key or model; other failures become ``Response(error=)``.
+        """
+        return await gather_guarded(self._generate_one, requests)
+
+    async def score_choices(self, requests: Sequence[ChoiceRequest]) -> list[Response]:
+        """Not available: the Messages API returns no log-probabilities.
+
+        Always raises ``UsageError`` telling to use ``--scoring generate``.
+        """
+        raise UsageError(
+            f"{self.spec}: the Anthropic Messages API gives no log-probabilities, so choices "
+            "cannot be scored by likelihood; use --scoring generate"
+        )

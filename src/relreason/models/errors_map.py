@@ -1,0 +1,228 @@
+"""Translate API SDK exceptions into relreason's two kinds of failure, with no secret in them.
+
+Retryable failures (429, 408, 409, 5xx and 529, time-outs, dropped connections, unreadable or
+truncated bodies) become ``TransientError`` (with ``retry_after`` from the response headers);
+the runner retries those. Everything else the server refused becomes ``APIRequestError``:
+``fatal`` when no request can succeed (401, 403, 404: bad key, no access, unknown model or
+endpoint), otherwise specific to the one request (400, 413, 422...).
+
+The ``openai`` and ``anthropic`` SDKs share exception names, so one function serves both: it is
+given the SDK module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import re
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from types import ModuleType
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+import pydantic
+
+from relreason.errors import RelreasonError
+from relreason.models.base import TransientError
+from relreason.types import Response
+
+RequestT = TypeVar("RequestT")
+
+TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
+"""Client-side status codes worth retrying; every 5xx (including 529 overloaded) is too."""
+
+FATAL_STATUS = frozenset({401, 403, 404})
+"""Status codes after which no request to this server can succeed."""
+
+LOCAL_KEY_PLACEHOLDER = "not-needed"
+"""The key sent to a local server that needs none (never a secret)."""
+
+_BEARER = re.compile(r"(?i)(bearer\s+|x-api-key[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+")
+_MAX_MESSAGE = 500
+
+
+class APIRequestError(RelreasonError):
+    """The API refused a request for a reason retrying will not fix.
+
+    ``status_code`` is the HTTP status; ``fatal`` is True when every request would fail the same
+    way (401, 403, 404), so a run should stop rather than record each item as failed.
+    """
+
+    def __init__(self, message: str, *, status_code: int, fatal: bool) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.fatal = fatal
+
+
+class UnreadableResponseError(Exception):
+    """A 2xx response whose body lacks what the API promises (truncated or malformed)."""
+
+
+_UNREADABLE = (
+    UnreadableResponseError,
+    json.JSONDecodeError,
+    UnicodeDecodeError,
+    pydantic.ValidationError,
+)
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """Return ``text`` with every secret, bearer token and x-api-key value replaced by ``***``.
+
+    Secrets shorter than 4 characters are ignored (placeholders such as "" cannot leak).
+    Also cuts the text to a readable length. Never raises.
+    """
+    for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    text = _BEARER.sub(lambda m: m.group(1) + "***", text)
+    if len(text) > _MAX_MESSAGE:
+        text = text[:_MAX_MESSAGE] + "..."
+    return text
+
+
+def public_url(url: str) -> str:
+    """Return ``url`` without user, password, query or fragment (safe to record and show)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+def url_secrets(url: str) -> list[str]:
+    """Return the user, password and query values of ``url`` (to scrub from messages)."""
+    parts = urlsplit(url)
+    found = [s for s in (parts.username, parts.password) if s]
+    found += [value for _, value in parse_qsl(parts.query) if value]
+    return found
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """Return the server's requested wait in seconds, or None when it sent none.
+
+    Reads ``retry-after-ms`` (milliseconds), then ``retry-after`` as seconds or as an HTTP date.
+    Negative or unreadable values give None. Never raises.
+    """
+    if headers is None:
+        return None
+    lowered = {str(k).lower(): str(v) for k, v in headers.items()}
+    millis = lowered.get("retry-after-ms")
+    if millis is not None:
+        try:
+            value = float(millis) / 1000.0
+        except ValueError:
+            value = -1.0
+        if value >= 0:
+            return value
+    raw = lowered.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(raw)
+        except (TypeError, ValueError, IndexError):
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+        seconds = max(seconds, 0.0)
+    return seconds if seconds >= 0 and seconds == seconds else None
+
+
+def from_status(
+    status: int,
+    headers: Mapping[str, str] | None,
+    detail: str,
+    *,
+    service: str,
+    secrets: Iterable[str] = (),
+) -> TransientError | APIRequestError:
+    """Return the error for an HTTP error status: ``TransientError`` or ``APIRequestError``.
+
+    The message names the service and status and carries the server's (scrubbed) explanation.
+    """
+    secrets = tuple(secrets)
+    message = scrub(f"{service} returned HTTP {status}: {detail}", secrets)
+    if status in TRANSIENT_STATUS or status >= 500:
+        return TransientError(message, retry_after=parse_retry_after(headers))
+    hint = ""
+    if status in (401, 403):
+        hint = " (check the API key in the environment and its access to this model)"
+    elif status == 404:
+        hint = " (check the model name and the base URL)"
+    return APIRequestError(message + hint, status_code=status, fatal=status in FATAL_STATUS)
+
+
+def _body_detail(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, Mapping):
+        error = body.get("error", body)
+        if isinstance(error, Mapping) and "message" in error:
+            return str(error["message"])
+        return json.dumps(body, default=str)
+    if body is not None:
+        return str(body)
+    return str(getattr(exc, "message", exc))
+
+
+def translate(
+    exc: BaseException, *, sdk: ModuleType, service: str, secrets: Iterable[str] = ()
+) -> Exception | None:
+    """Return the relreason error for an exception raised by an SDK call, or None if unknown.
+
+    ``sdk`` is the ``openai`` or ``anthropic`` module. Status errors go through
+    ``from_status``; time-outs, connection errors, response validation errors, JSON decode
+    errors and ``UnreadableResponseError`` become ``TransientError``. Unknown exceptions
+    (programming errors) give None so the caller re-raises them unchanged.
+    """
+    secrets = tuple(secrets)
+    if isinstance(exc, TransientError | APIRequestError):
+        return exc
+    if isinstance(exc, sdk.APIStatusError):
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+        return from_status(
+            int(exc.status_code), headers, _body_detail(exc), service=service, secrets=secrets
+        )
+    if isinstance(exc, sdk.APITimeoutError):
+        return TransientError(f"{service}: request timed out")
+    if isinstance(exc, sdk.APIConnectionError):
+        cause = exc.__cause__ or exc
+        return TransientError(
+            scrub(f"{service}: connection failed: {type(cause).__name__}: {cause}", secrets)
+        )
+    if isinstance(exc, sdk.APIResponseValidationError | _UNREADABLE):
+        return TransientError(
+            scrub(f"{service}: unreadable response body: {type(exc).__name__}: {exc}", secrets)
+        )
+    return None
+
+
+async def gather_guarded(
+    one: Callable[[RequestT], Awaitable[Response]], requests: Sequence[RequestT]
+) -> list[Response]:
+    """Run ``one`` on every request concurrently; return one ``Response`` per request, in order.
+
+    A failure of one request becomes ``Response(error=...)``, except that a batch of exactly one
+    request re-raises ``TransientError`` (so the runner's retry layer can retry it), and a
+    fatal ``APIRequestError`` (bad key, unknown model) is always raised: every request would
+    fail the same way. Raises ``TransientError`` or ``APIRequestError`` as just described.
+    """
+    single = len(requests) == 1
+
+    async def guarded(request: RequestT) -> Response:
+        start = time.perf_counter()
+        try:
+            return await one(request)
+        except TransientError as exc:
+            if single:
+                raise
+            return Response(error=str(exc), latency_s=time.perf_counter() - start)
+        except APIRequestError as exc:
+            if exc.fatal:
+                raise
+            return Response(error=str(exc), latency_s=time.perf_counter() - start)
+
+    return list(await asyncio.gather(*(guarded(r) for r in requests)))

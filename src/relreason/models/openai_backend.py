@@ -1,0 +1,453 @@
+"""Models behind an OpenAI-compatible API: OpenAI itself, vLLM, llama.cpp's server, ...
+
+Uses the official ``openai`` SDK (``AsyncOpenAI``, one client per base URL, ``max_retries=0``:
+the runner owns retries). The API key is read only from the environment and never appears in
+``describe()``, in error messages or in logs. Several base URLs (data-parallel servers) share
+the requests: each request goes to the server with the fewest requests in flight, ties taken
+in turn.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from relreason.errors import UsageError
+from relreason.models.base import ModelBackend, TransientError
+from relreason.models.errors_map import (
+    LOCAL_KEY_PLACEHOLDER,
+    APIRequestError,
+    UnreadableResponseError,
+    gather_guarded,
+    public_url,
+    translate,
+    url_secrets,
+)
+from relreason.types import ChoiceRequest, GenerationRequest, Response, Usage
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+LOGPROB_POSITIONS = 16
+"""How many generated positions keep their top alternatives in ``Response.top_logprobs``."""
+MAX_TOP_LOGPROBS = {"chat": 20, "completions": 5}
+"""The largest ``top_logprobs`` the OpenAI API accepts per endpoint; requests are clamped."""
+CHOICE_TOP_K = {"chat": 20, "completions": 5}
+
+Api = Literal["chat", "completions"]
+ChoiceScoring = Literal["auto", "echo", "first_token"]
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _sorted_top(pairs: Sequence[tuple[Any, Any]]) -> dict[str, float]:
+    """Token -> log-probability, highest first (the best value kept for a repeated token)."""
+    best: dict[str, float] = {}
+    for token, logprob in pairs:
+        value = _finite(logprob)
+        if isinstance(token, str) and value is not None and value > best.get(token, -math.inf):
+            best[token] = min(value, 0.0)
+    return dict(sorted(best.items(), key=lambda kv: kv[1], reverse=True))
+
+
+def _chat_top_logprobs(choice: Any) -> tuple[dict[str, float], ...] | None:
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if not content:
+        return None
+    positions = []
+    for entry in content[:LOGPROB_POSITIONS]:
+        alternatives = getattr(entry, "top_logprobs", None) or []
+        pairs = [(getattr(a, "token", None), getattr(a, "logprob", None)) for a in alternatives]
+        if not pairs:
+            pairs = [(getattr(entry, "token", None), getattr(entry, "logprob", None))]
+        positions.append(_sorted_top(pairs))
+    return tuple(positions)
+
+
+def _completion_top_logprobs(choice: Any) -> tuple[dict[str, float], ...] | None:
+    logprobs = getattr(choice, "logprobs", None)
+    tops = getattr(logprobs, "top_logprobs", None)
+    if not tops:
+        return None
+    positions = []
+    for entry in tops[:LOGPROB_POSITIONS]:
+        positions.append(_sorted_top(list(entry.items())) if isinstance(entry, Mapping) else {})
+    return tuple(positions)
+
+
+def _usage(result: Any) -> Usage:
+    usage = getattr(result, "usage", None)
+    return Usage(
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+    )
+
+
+def _first_choice(result: Any) -> Any:
+    choices = getattr(result, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise UnreadableResponseError("the response has no choices")
+    return choices[0]
+
+
+def match_first_token(top: Mapping[str, float], continuation: str) -> float:
+    """Return the log-probability of ``continuation`` as one token among ``top`` alternatives.
+
+    An exact token match wins; otherwise tokens equal after stripping spaces (``"A"`` for
+    ``" A"``, as a chat model answers without the leading space) count, the best one taken.
+    Returns ``-inf`` when the continuation is not among them. Never raises.
+    """
+    if continuation in top:
+        return top[continuation]
+    stripped = continuation.strip()
+    values = [v for token, v in top.items() if stripped and token.strip() == stripped]
+    return max(values, default=-math.inf)
+
+
+def continuation_logprob(
+    prompt: str, full: str, tokens: Sequence[Any], offsets: Sequence[Any], logprobs: Sequence[Any]
+) -> float | None:
+    """Sum the echoed log-probabilities of the tokens covering ``full[len(prompt):]``.
+
+    ``tokens``/``offsets``/``logprobs`` are an echo response's ``logprobs`` fields (character
+    offsets into ``full``). A token straddling the prompt's end counts with the continuation.
+    Returns None when the echo does not cover the continuation (the server ignored ``echo``).
+    """
+    start, end = len(prompt), len(full)
+    if not (len(tokens) == len(offsets) == len(logprobs)) or not tokens:
+        return None
+    total = 0.0
+    covered = False
+    for token, offset, logprob in zip(tokens, offsets, logprobs, strict=True):
+        if not isinstance(offset, int) or not isinstance(token, str):
+            return None
+        if offset >= end or offset + max(len(token), 1) <= start:
+            continue
+        value = _finite(logprob)
+        if value is None:
+            return None
+        total += value
+        covered = covered or offset + len(token) >= end
+    return total if covered else None
+
+
+class OpenAIBackend(ModelBackend):
+    """A model behind one or more OpenAI-compatible servers.
+
+    ``api`` chooses the chat endpoint (the prompt is one user message) or the completions
+    endpoint (raw prompt). ``choice_scoring`` says how ``score_choices`` reads continuation
+    log-likelihoods: ``"echo"`` (completions with ``echo=True``: the exact log-likelihood of
+    each continuation), ``"first_token"`` (the top alternatives of the first generated token:
+    only single-token continuations such as ``" A"``; a continuation absent from the top-k gets
+    ``-inf``) or ``"auto"`` (echo when the API is ``completions`` and the server supports it,
+    else first-token). ``choice_paths`` counts which path each scored request took.
+    """
+
+    batch_size = 1
+    supports_logprobs = True
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_urls: Sequence[str] | None = None,
+        api: Api = "chat",
+        timeout: float = 60.0,
+        api_key_env: str = "OPENAI_API_KEY",
+        spec: str | None = None,
+        choice_scoring: ChoiceScoring = "auto",
+        concurrency: int | None = None,
+    ) -> None:
+        """Create one SDK client per base URL.
+
+        Raises ``UsageError`` when the ``openai`` package is missing, an option is invalid, or
+        no API key is set for the default (remote) OpenAI endpoint.
+        """
+        try:
+            import openai
+        except ImportError as exc:  # pragma: no cover - depends on the installation
+            raise UsageError(
+                "the openai package is not installed: pip install 'relreason[openai]'"
+            ) from exc
+        if api not in ("chat", "completions"):
+            raise UsageError(f"api must be 'chat' or 'completions', not {api!r}")
+        if choice_scoring not in ("auto", "echo", "first_token"):
+            raise UsageError(
+                f"choice_scoring must be auto, echo or first_token: {choice_scoring!r}"
+            )
+        if choice_scoring == "echo" and api == "chat":
+            raise UsageError("choice_scoring 'echo' needs api 'completions'")
+        if not model:
+            raise UsageError("an OpenAI-compatible backend needs a model name")
+        if timeout <= 0:
+            raise UsageError(f"timeout must be positive, not {timeout}")
+        urls = (
+            list(base_urls)
+            if base_urls
+            else [os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL]
+        )
+        key = os.environ.get(api_key_env, "")
+        if not key:
+            if not base_urls:
+                raise UsageError(
+                    f"set {api_key_env} in the environment to use {DEFAULT_BASE_URL} "
+                    "(or pass --base-url for a local server)"
+                )
+            key = LOCAL_KEY_PLACEHOLDER
+        self._openai = openai
+        self._secrets = tuple(s for s in [key, *(x for u in urls for x in url_secrets(u))] if s)
+        self._clients = [
+            openai.AsyncOpenAI(api_key=key, base_url=url, timeout=timeout, max_retries=0)
+            for url in urls
+        ]
+        self.model = model
+        self.api: Api = api
+        self.timeout = timeout
+        self.base_urls = tuple(public_url(u) for u in urls)
+        self.spec = spec or f"openai:{model}"
+        self.choice_scoring: ChoiceScoring = choice_scoring
+        self.concurrency = concurrency or 4 * len(urls)
+        self.choice_paths: Counter[str] = Counter()
+        self.requests_per_url: Counter[str] = Counter()
+        self._in_flight = [0] * len(urls)
+        self._next = 0
+        self._logprobs_ok = True
+        self._echo_ok: bool | None = None
+
+    def describe(self) -> Mapping[str, Any]:
+        """Return spec, model, api, credential-free base URLs, timeout and choice scoring."""
+        return {
+            "backend": "openai",
+            "spec": self.spec,
+            "model": self.model,
+            "api": self.api,
+            "base_urls": list(self.base_urls),
+            "timeout": self.timeout,
+            "choice_scoring": self.choice_scoring,
+        }
+
+    async def aclose(self) -> None:
+        """Close every SDK client's connections."""
+        for client in self._clients:
+            await client.close()
+
+    def _pick(self) -> int:
+        n = len(self._clients)
+        order = [(self._next + i) % n for i in range(n)]
+        best = min(order, key=lambda i: self._in_flight[i])
+        self._next = (best + 1) % n
+        return best
+
+    async def _call(self, endpoint: Api, **kwargs: Any) -> Any:
+        """Send one request to the least busy server; return the SDK's parsed result.
+
+        Raises ``TransientError`` or ``APIRequestError`` (scrubbed) for failures.
+        """
+        index = self._pick()
+        client = self._clients[index]
+        self._in_flight[index] += 1
+        self.requests_per_url[self.base_urls[index]] += 1
+        service = f"OpenAI-compatible server {self.base_urls[index]}"
+        try:
+            if endpoint == "chat":
+                result = await client.chat.completions.create(**kwargs)
+            else:
+                result = await client.completions.create(**kwargs)
+            if isinstance(result, str | bytes):
+                raise UnreadableResponseError("the response body is not JSON")
+            _first_choice(result)
+            return result
+        except Exception as exc:
+            mapped = translate(exc, sdk=self._openai, service=service, secrets=self._secrets)
+            if mapped is None:
+                raise
+            raise mapped from None
+        finally:
+            self._in_flight[index] -= 1
+
+    def _generation_kwargs(self, request: GenerationRequest, logprobs: bool) -> dict[str, Any]:
+        params = request.params
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": params.max_new_tokens,
+            "temperature": params.temperature,
+        }
+        if params.stop:
+            kwargs["stop"] = list(params.stop)
+        if params.seed is not None:
+            kwargs["seed"] = params.seed
+        k = min(params.top_logprobs, MAX_TOP_LOGPROBS[self.api])
+        if self.api == "chat":
+            kwargs["messages"] = [{"role": "user", "content": request.prompt}]
+            if logprobs:
+                kwargs.update(logprobs=True, top_logprobs=k)
+        else:
+            kwargs["prompt"] = request.prompt
+            if logprobs:
+                kwargs["logprobs"] = k
+        return kwargs
+
+    async def _generate_one(self, request: GenerationRequest) -> Response:
+        start = time.perf_counter()
+        logprobs = request.params.top_logprobs > 0 and self._logprobs_ok
+        try:
+            result = await self._call(self.api, **self._generation_kwargs(request, logprobs))
+        except APIRequestError as exc:
+            if not logprobs or exc.fatal or exc.status_code not in (400, 422):
+                raise
+            result = await self._call(self.api, **self._generation_kwargs(request, False))
+            log.warning("%s rejected logprobs; asking without them from now on", self.spec)
+            self._logprobs_ok = False
+        choice = _first_choice(result)
+        if self.api == "chat":
+            text = getattr(getattr(choice, "message", None), "content", None) or ""
+            top = _chat_top_logprobs(choice)
+        else:
+            text = getattr(choice, "text", None) or ""
+            top = _completion_top_logprobs(choice)
+        return Response(
+            text=str(text),
+            top_logprobs=top if logprobs else None,
+            usage=_usage(result),
+            latency_s=time.perf_counter() - start,
+        )
+
+    async def generate(self, requests: Sequence[GenerationRequest]) -> list[Response]:
+        """Continue each prompt (concurrently); one ``Response`` per request, in order.
+
+        Raises ``TransientError`` when a batch of one request fails in a retryable way, and
+        ``APIRequestError`` (fatal) for a bad key, model or URL; other failures come back as
+        ``Response(error=...)``.
+        """
+        return await gather_guarded(self._generate_one, requests)
+
+    async def _echo_scores(self, request: ChoiceRequest) -> dict[str, float] | None:
+        """Exact continuation log-likelihoods by echo; None when the server cannot echo."""
+        scores: dict[str, float] = {}
+        for letter, continuation in request.continuations.items():
+            full = request.prompt + continuation
+            try:
+                result = await self._call(
+                    "completions",
+                    model=self.model,
+                    prompt=full,
+                    echo=True,
+                    logprobs=1,
+                    max_tokens=1,
+                    temperature=0.0,
+                )
+            except APIRequestError as exc:
+                if exc.fatal or exc.status_code not in (400, 422):
+                    raise
+                return None
+            lp = getattr(_first_choice(result), "logprobs", None)
+            value = continuation_logprob(
+                request.prompt,
+                full,
+                getattr(lp, "tokens", None) or [],
+                getattr(lp, "text_offset", None) or [],
+                getattr(lp, "token_logprobs", None) or [],
+            )
+            if value is None:
+                return None
+            scores[letter] = value
+        return scores
+
+    async def _first_token_scores(self, request: ChoiceRequest) -> Response:
+        start = time.perf_counter()
+        k = CHOICE_TOP_K[self.api]
+        if self.api == "chat":
+            result = await self._call(
+                "chat",
+                model=self.model,
+                messages=[{"role": "user", "content": request.prompt}],
+                max_tokens=1,
+                temperature=0.0,
+                logprobs=True,
+                top_logprobs=k,
+            )
+            top = _chat_top_logprobs(_first_choice(result))
+        else:
+            result = await self._call(
+                "completions",
+                model=self.model,
+                prompt=request.prompt,
+                max_tokens=1,
+                temperature=0.0,
+                logprobs=k,
+            )
+            top = _completion_top_logprobs(_first_choice(result))
+        latency = time.perf_counter() - start
+        if not top:
+            return Response(
+                error=f"{self.spec}: the server returned no logprobs for choice scoring",
+                usage=_usage(result),
+                latency_s=latency,
+            )
+        scores = {
+            letter: match_first_token(top[0], c) for letter, c in request.continuations.items()
+        }
+        missing = sorted(letter for letter, v in scores.items() if v == -math.inf)
+        if missing:
+            log.info("choices %s not among the first token's top-%d alternatives", missing, k)
+        if len(missing) == len(scores):
+            return Response(
+                error=(
+                    f"{self.spec}: no continuation was among the first token's top-{k} "
+                    "alternatives (first-token choice scoring only handles one-token choices)"
+                ),
+                top_logprobs=top[:1],
+                usage=_usage(result),
+                latency_s=latency,
+            )
+        return Response(
+            choice_logprobs=scores, top_logprobs=top[:1], usage=_usage(result), latency_s=latency
+        )
+
+    async def _score_one(self, request: ChoiceRequest) -> Response:
+        if not request.continuations:
+            return Response(error="choice scoring needs at least one continuation")
+        try_echo = self.choice_scoring == "echo" or (
+            self.choice_scoring == "auto"
+            and self.api == "completions"
+            and self._echo_ok is not False
+        )
+        if try_echo:
+            start = time.perf_counter()
+            scores = await self._echo_scores(request)
+            if scores is not None:
+                self._echo_ok = True
+                self.choice_paths["echo"] += 1
+                return Response(choice_logprobs=scores, latency_s=time.perf_counter() - start)
+            if self.choice_scoring == "echo":
+                raise APIRequestError(
+                    f"{self.spec}: the server does not echo prompt logprobs "
+                    "(use choice_scoring 'first_token' or --scoring generate)",
+                    status_code=400,
+                    fatal=True,
+                )
+            log.warning("%s cannot echo prompt logprobs; scoring by first token", self.spec)
+            self._echo_ok = False
+        self.choice_paths["first_token"] += 1
+        return await self._first_token_scores(request)
+
+    async def score_choices(self, requests: Sequence[ChoiceRequest]) -> list[Response]:
+        """Return each request's continuation log-likelihoods in ``Response.choice_logprobs``.
+
+        The path (echo or first token) follows ``choice_scoring``; see the class docstring.
+        Raises as ``generate`` does; a server that cannot echo under ``choice_scoring='echo'``
+        raises a fatal ``APIRequestError``.
+        """
+        return await gather_guarded(self._score_one, requests)
+
+
+__all__ = ["OpenAIBackend", "TransientError", "continuation_logprob", "match_first_token"]
