@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason.errors import DataError, UsageError
+from relreason.sources import data_file, load_json, sha256_file
 from relreason.types import EvalItem, Task
 
 LANGUAGES: dict[str, str] = {
@@ -157,45 +158,12 @@ def normalize_mode(name: str) -> str:
 # --- files ---------------------------------------------------------------------------------
 
 
-def _data_file(filename: str, data_dir: str | os.PathLike[str] | None) -> Path:
-    try:
-        from relreason.sources import data_file
-    except ImportError:  # TEMPORARY fallback until sources.py lands
-        if data_dir is None:
-            raise UsageError("no data folder given (sources.py not available yet)") from None
-        path = Path(data_dir) / "mcr" / filename
-        if not path.is_file():
-            raise DataError(str(path), "file not found") from None
-        return path
-    return Path(data_file("mcr", filename, data_dir))
-
-
-def _load_json(path: Path) -> Any:
-    try:
-        from relreason.sources import load_json
-    except ImportError:  # TEMPORARY fallback until sources.py lands
-        import json
-
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise DataError(str(path), f"not valid JSON: {error}") from None
-    return load_json(path)
-
-
 def _stat_key(path: Path) -> tuple[str, int, int]:
     try:
         stat = path.stat()
     except OSError as error:
-        raise DataError(str(path), f"cannot read the file ({error.strerror})") from None
+        raise DataError(str(path), f"cannot read the file ({error.strerror or error})") from None
     return (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-
-
-def _sha256(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError as error:
-        raise DataError(str(path), f"cannot read the file ({error.strerror})") from None
 
 
 # --- questions -----------------------------------------------------------------------------
@@ -280,13 +248,13 @@ def _load_file(path: Path) -> _LoadedFile:
     cached = _QUESTION_CACHE.get(key)
     if cached is not None:
         return cached
-    raw = _load_json(path)
+    raw = load_json(path)
     if not isinstance(raw, list):
         raise DataError(str(path), f"expected a JSON list of questions, got {type(raw).__name__}")
     questions = tuple(_validate_question(str(path), i, entry) for i, entry in enumerate(raw))
     blocks = tuple(question_block(q) for q in questions)
     letters = tuple(_LETTERS[: len(q.options)] for q in questions)
-    loaded = _LoadedFile(questions, _sha256(path), blocks, letters)
+    loaded = _LoadedFile(questions, sha256_file(path), blocks, letters)
     _QUESTION_CACHE[key] = loaded
     return loaded
 
@@ -299,14 +267,14 @@ def question_file(language: str) -> str:
     return f"composition_{LANGUAGES[normalize_language(language)]}.json"
 
 
-def load_questions(language: str, data_dir: str | os.PathLike[str] | None = None) -> list[Question]:
+def load_questions(language: str, data_dir: Path | str | None = None) -> list[Question]:
     """Return the validated questions of one language, in file order.
 
     Reads ``mcr/composition_<long name>.json`` from the data folder (parsed once per file
     version). Raises ``UsageError`` for an unknown language and ``DataError`` naming the file,
     item and field for a missing or malformed file.
     """
-    path = _data_file(question_file(language), data_dir)
+    path = data_file("mcr", question_file(language), data_dir)
     return list(_load_file(path).questions)
 
 
@@ -314,8 +282,8 @@ def load_questions(language: str, data_dir: str | os.PathLike[str] | None = None
 
 
 def load_exemplars(
-    path: str | os.PathLike[str] | None = None,
-    data_dir: str | os.PathLike[str] | None = None,
+    path: Path | str | None = None,
+    data_dir: Path | str | None = None,
 ) -> dict[str, str]:
     """Return the 5-shot exemplar blocks, keyed by long language name and ``multilingual``.
 
@@ -323,12 +291,12 @@ def load_exemplars(
     ``mcr/exemplars_official.json`` of the data folder. Raises ``DataError`` naming the file and
     key for a missing file, a missing key or a non-string value.
     """
-    file = Path(path) if path is not None else _data_file(OFFICIAL_EXEMPLARS, data_dir)
+    file = Path(path) if path is not None else data_file("mcr", OFFICIAL_EXEMPLARS, data_dir)
     key = _stat_key(file)
     cached = _EXEMPLAR_CACHE.get(key)
     if cached is not None:
         return dict(cached)
-    raw = _load_json(file)
+    raw = load_json(file)
     if not isinstance(raw, dict):
         raise DataError(
             str(file), f"expected a JSON object of exemplar blocks, got {type(raw).__name__}"
@@ -350,22 +318,23 @@ def load_exemplars(
     return dict(blocks)
 
 
-def _resolve_exemplars(
-    exemplars: Mapping[str, str] | str | os.PathLike[str] | None,
-    data_dir: str | os.PathLike[str] | None,
-) -> tuple[Mapping[str, str], str]:
-    """Return the exemplar blocks and a JSON-ready word for where they came from."""
+def _exemplar_block(
+    exemplars: Mapping[str, str] | Path | str | None,
+    key: str,
+    data_dir: Path | str | None,
+) -> tuple[str, str]:
+    """Return the exemplar block ``key`` and where it came from (official, file or custom).
+
+    A file (official or a user path) must have every key; a mapping only the one needed.
+    """
     if exemplars is None:
-        return load_exemplars(None, data_dir), "official"
+        return load_exemplars(None, data_dir)[key], "official"
     if isinstance(exemplars, str | os.PathLike):
-        return load_exemplars(exemplars, data_dir), str(exemplars)
-    for name in EXEMPLAR_KEYS:
-        if not isinstance(exemplars.get(name), str):
-            raise UsageError(
-                f"exemplars: missing or non-string block {name!r}; "
-                f"needed: {', '.join(EXEMPLAR_KEYS)}"
-            )
-    return exemplars, "custom"
+        return load_exemplars(exemplars, data_dir)[key], "file"
+    block = exemplars.get(key)
+    if not isinstance(block, str):
+        raise UsageError(f"exemplars: the {key!r} block is missing or not a string")
+    return block, "custom"
 
 
 def _exemplar_key(code: str, method: str) -> str | None:
@@ -390,16 +359,15 @@ def question_block(question: Question) -> str:
 def _items(
     code: str,
     method: str,
-    data_dir: str | os.PathLike[str] | None,
-    exemplars: Mapping[str, str] | str | os.PathLike[str] | None,
+    data_dir: Path | str | None,
+    exemplars: Mapping[str, str] | Path | str | None,
 ) -> tuple[tuple[EvalItem, ...], _LoadedFile, str | None, str | None]:
-    loaded = _load_file(_data_file(question_file(code), data_dir))
+    loaded = _load_file(data_file("mcr", question_file(code), data_dir))
     key = _exemplar_key(code, method)
     prefix = ""
     source: str | None = None
     if key is not None:
-        blocks, source = _resolve_exemplars(exemplars, data_dir)
-        prefix = blocks[key]
+        prefix, source = _exemplar_block(exemplars, key, data_dir)
     suffix = ZS_SUFFIX if method == "zs" else ZSC_SUFFIX if method == "zsc" else ""
     items = tuple(
         EvalItem(
@@ -425,8 +393,8 @@ def build_items(
     language: str,
     method: str,
     *,
-    data_dir: str | os.PathLike[str] | None = None,
-    exemplars: Mapping[str, str] | str | os.PathLike[str] | None = None,
+    data_dir: Path | str | None = None,
+    exemplars: Mapping[str, str] | Path | str | None = None,
 ) -> list[EvalItem]:
     """Return one ``EvalItem`` per question of ``language``, prompted by ``method``.
 
@@ -444,8 +412,8 @@ def build_task(
     method: str,
     *,
     mode: str = "robust",
-    data_dir: str | os.PathLike[str] | None = None,
-    exemplars: Mapping[str, str] | str | os.PathLike[str] | None = None,
+    data_dir: Path | str | None = None,
+    exemplars: Mapping[str, str] | Path | str | None = None,
 ) -> Task:
     """Return the MCR ``Task`` for a language and method, scored in ``mode``.
 
@@ -459,12 +427,16 @@ def build_task(
     name = normalize_method(method)
     scoring_mode = normalize_mode(mode)
     items, loaded, source, prefix_sha = _items(code, name, data_dir, exemplars)
+    exemplars_path = None
+    if source == "file" and isinstance(exemplars, str | os.PathLike):
+        exemplars_path = str(Path(exemplars).resolve())
     description: dict[str, Any] = {
         "benchmark": "mcr",
         "language": code,
         "method": name,
         "mode": scoring_mode,
         "exemplars": source,
+        "exemplars_path": exemplars_path,
         "exemplars_sha256": prefix_sha,
         "data_file": question_file(code),
         "data_sha256": loaded.sha256,
@@ -482,7 +454,7 @@ def build_task(
 
 def random_guess_accuracy(
     language: str | None = None,
-    data_dir: str | os.PathLike[str] | None = None,
+    data_dir: Path | str | None = None,
 ) -> float:
     """Return the expected accuracy of a uniform random guess, mean of 1/len(options) (0..1).
 
