@@ -53,8 +53,8 @@ CACHE_DIR_ENV = "RELREASON_CACHE_DIR"
 
 _CACHE_SIZE = 64
 _lock = threading.Lock()
-_json_cache: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
-_hash_cache: OrderedDict[tuple[str, int, int], str] = OrderedDict()
+_json_cache: OrderedDict[tuple[str, int, int, int], Any] = OrderedDict()
+_hash_cache: OrderedDict[tuple[str, int, int, int], str] = OrderedDict()
 
 
 def check_benchmark(benchmark: str) -> str:
@@ -108,17 +108,17 @@ def data_file(benchmark: str, filename: str, data_dir: Path | str | None = None)
     return path
 
 
-def _stat_key(path: Path) -> tuple[str, int, int]:
+def _stat_key(path: Path) -> tuple[str, int, int, int]:
     try:
         st = path.stat()
     except FileNotFoundError:
         raise DataError(str(path), "file not found") from None
     except OSError as exc:
         raise DataError(str(path), f"cannot read file: {exc.strerror or exc}") from None
-    return (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    return (str(path.resolve()), st.st_mtime_ns, st.st_size, st.st_ino)
 
 
-def _remember(cache: OrderedDict[tuple[str, int, int], Any], key: Any, value: Any) -> None:
+def _remember(cache: OrderedDict[tuple[str, int, int, int], Any], key: Any, value: Any) -> None:
     with _lock:
         cache[key] = value
         cache.move_to_end(key)
@@ -138,7 +138,7 @@ def _read_bytes(path: Path) -> bytes:
 def load_json(path: Path) -> Any:
     """Return the parsed JSON content of ``path``.
 
-    Parsed content is cached per (path, mtime_ns, size): loading an unchanged file again returns
+    Parsed content is cached per (path, mtime_ns, size, inode): loading an unchanged file returns
     the *same* object, so callers must not mutate it (copy first if needed).
     Raises ``DataError`` naming the file for a missing, unreadable or non-UTF-8 file, and with
     line and column for invalid JSON.
@@ -166,7 +166,7 @@ def load_json(path: Path) -> Any:
 
 
 def sha256_file(path: Path) -> str:
-    """Return the hex SHA-256 of ``path``, cached per (path, mtime_ns, size).
+    """Return the hex SHA-256 of ``path``, cached per (path, mtime_ns, size, inode).
 
     Raises ``DataError`` when the file cannot be read.
     """
