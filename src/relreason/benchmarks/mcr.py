@@ -19,7 +19,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from relreason.errors import DataError, UsageError
 from relreason.sources import data_file, load_json, sha256_file
@@ -45,7 +45,8 @@ _METHOD_ALIASES: dict[str, str] = {
     "few_shot_multilingual": "fs-multilingual",
 }
 
-MODES: tuple[str, ...] = ("robust", "paper")
+Mode = Literal["robust", "paper"]
+MODES: tuple[Mode, ...] = ("robust", "paper")
 """Scoring modes: a sound extractor, or the official code's letter rule."""
 
 CATEGORIES: tuple[str, ...] = (
@@ -109,8 +110,10 @@ class _LoadedFile:
     letters: tuple[tuple[str, ...], ...]  # the answer letters of each question
 
 
-_QUESTION_CACHE: dict[tuple[str, int, int], _LoadedFile] = {}
-_EXEMPLAR_CACHE: dict[tuple[str, int, int], dict[str, str]] = {}
+_StatKey = tuple[str, int, int]  # resolved path, mtime_ns, size
+# One entry per file path: the version last read and what it gave.
+_QUESTION_CACHE: dict[str, tuple[_StatKey, _LoadedFile]] = {}
+_EXEMPLAR_CACHE: dict[str, tuple[_StatKey, dict[str, str]]] = {}
 
 
 # --- names -------------------------------------------------------------------------------
@@ -147,18 +150,20 @@ def normalize_method(name: str) -> str:
     raise UsageError(f"unknown MCR method {name!r}; valid: {', '.join(METHODS)}")
 
 
-def normalize_mode(name: str) -> str:
+def normalize_mode(name: str) -> Mode:
     """Return the scoring mode (one of ``MODES``); raises ``UsageError`` when unknown."""
     key = str(name).strip().lower()
-    if key not in MODES:
-        raise UsageError(f"unknown MCR scoring mode {name!r}; valid: {', '.join(MODES)}")
-    return key
+    if key == "robust":
+        return "robust"
+    if key == "paper":
+        return "paper"
+    raise UsageError(f"unknown MCR scoring mode {name!r}; valid: {', '.join(MODES)}")
 
 
 # --- files ---------------------------------------------------------------------------------
 
 
-def _stat_key(path: Path) -> tuple[str, int, int]:
+def _stat_key(path: Path) -> _StatKey:
     try:
         stat = path.stat()
     except OSError as error:
@@ -245,9 +250,9 @@ def _validate_question(file: str, i: int, raw: Any) -> Question:
 
 def _load_file(path: Path) -> _LoadedFile:
     key = _stat_key(path)
-    cached = _QUESTION_CACHE.get(key)
-    if cached is not None:
-        return cached
+    cached = _QUESTION_CACHE.get(key[0])
+    if cached is not None and cached[0] == key:
+        return cached[1]
     raw = load_json(path)
     if not isinstance(raw, list):
         raise DataError(str(path), f"expected a JSON list of questions, got {type(raw).__name__}")
@@ -255,7 +260,7 @@ def _load_file(path: Path) -> _LoadedFile:
     blocks = tuple(question_block(q) for q in questions)
     letters = tuple(_LETTERS[: len(q.options)] for q in questions)
     loaded = _LoadedFile(questions, sha256_file(path), blocks, letters)
-    _QUESTION_CACHE[key] = loaded
+    _QUESTION_CACHE[key[0]] = (key, loaded)
     return loaded
 
 
@@ -293,9 +298,9 @@ def load_exemplars(
     """
     file = Path(path) if path is not None else data_file("mcr", OFFICIAL_EXEMPLARS, data_dir)
     key = _stat_key(file)
-    cached = _EXEMPLAR_CACHE.get(key)
-    if cached is not None:
-        return dict(cached)
+    cached = _EXEMPLAR_CACHE.get(key[0])
+    if cached is not None and cached[0] == key:
+        return dict(cached[1])
     raw = load_json(file)
     if not isinstance(raw, dict):
         raise DataError(
@@ -314,7 +319,7 @@ def load_exemplars(
                 str(file), f"expected a string, got {type(raw[name]).__name__}", field=name
             )
         blocks[name] = raw[name]
-    _EXEMPLAR_CACHE[key] = blocks
+    _EXEMPLAR_CACHE[key[0]] = (key, blocks)
     return dict(blocks)
 
 
@@ -421,12 +426,12 @@ def build_task(
     mode, exemplar source and checksums. For ``zsc`` the task carries the answer-extraction
     second stage. Raises ``UsageError`` for unknown names, ``DataError`` for malformed data.
     """
-    from relreason.scoring.mcr import score_mcr, zsc_second_stage
-
     code = normalize_language(language)
     name = normalize_method(method)
     scoring_mode = normalize_mode(mode)
     items, loaded, source, prefix_sha = _items(code, name, data_dir, exemplars)
+    from relreason.scoring.mcr import score_mcr, zsc_second_stage  # lazy: prompts need no scorer
+
     exemplars_path = None
     if source == "file" and isinstance(exemplars, str | os.PathLike):
         exemplars_path = str(Path(exemplars).resolve())
