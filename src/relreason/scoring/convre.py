@@ -1,0 +1,219 @@
+"""Read an A/B answer from a ConvRe output.
+
+Non-CoT outputs are read line-first: a clean letter (``A``, ``(A)``, ``A.``, ``Answer: A``, ``The
+answer is A``) or a letter with its choice text on the first line, then an explicit statement
+("the answer is B") anywhere. A continuation that starts a new example (``Instruction:`` /
+``Question:``) is cut off first; an output that restates both choices is no answer; a letter
+followed by the other choice's text is contradictory. CoT outputs (settings 8 and 11) are a
+JSON-like object with keys ``thought`` and ``answer``; it is read with ``json`` or
+``ast.literal_eval`` (literal-only, never ``eval``), else the ``answer`` field by pattern.
+When the text gives no answer, the paper's log-probability fallback (Appendix F) compares the
+first token's " A" and " B" alternatives.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any, NamedTuple
+
+from relreason.scoring.common import (
+    first_token_letter,
+    match_option_text,
+    normalize_output,
+    pre_score,
+    status_for,
+)
+from relreason.types import EvalItem, Extraction, Response
+
+__all__ = ["extract_convre", "score_convre"]
+
+LETTERS = ("A", "B")
+_MAX_OBJECT_STARTS = 8
+_MAX_OBJECT_ENDS = 32
+_MAX_LITERAL_CHARS = 20_000
+
+_FAST = {form.format(x=x): x for x in LETTERS for form in ("{x}", "{x}.", "{x}:", "({x})")}
+_PREFIX = r"(?i:(?:the\s+)?(?:correct\s+|right\s+|final\s+)?(?:answer|choice|option)(?:\s+is)?)"
+_CLEAN_LINE = re.compile(rf"(?:{_PREFIX}\s*:?\s*)?\**[(\[]?\s*([AB])\s*[)\]]?\**\s*[.:)]?\**")
+_LABELLED = re.compile(r"(?:\(([AB])\)\s*[:.]?|([AB])\s*[:.)])\s*(\S.*)")
+_IS_CORRECT = re.compile(r"([AB])\s+is\s+(?:the\s+)?(?i:correct|right|answer)")
+_ECHO_LINE = re.compile(r"^[ \t]*\(?([AB])\)?[ \t]*[:.)][ \t]*\S", re.MULTILINE)
+_CONTINUATION = re.compile(r"\n[ \t]*(?:Instruction|Question|Read the instruction)\b")
+_STATEMENT = re.compile(
+    r"(?i:\b(?:answer|choice|option)\s*(?:is|would\s+be|should\s+be|:)"
+    r"|\b(?:choose|select|pick)|\bcorrect\s+one\s+is)"
+    r"\s*(?i:option\s+|choice\s+)?[\"'(\[*]*\s*([AB])(?![A-Za-z0-9\u00C0-\u024F])"
+)
+_FIELD_LETTER = re.compile(
+    r"[\"']?(?i:answer)[\"']?\s*:\s*[\"']?\s*\(?([AB])\)?(?![A-Za-z0-9\u00C0-\u024F])"
+)
+_FIELD_TEXT = re.compile(r"[\"'](?i:answer)[\"']\s*:\s*([\"'])(.*?)\1", re.DOTALL)
+
+
+class _Read(NamedTuple):
+    """A letter (or None), how it was read, and a note for the record."""
+
+    letter: str | None
+    method: str
+    detail: str | None = None
+
+
+def extract_convre(
+    output: str, choice_texts: tuple[str, str], *, cot: bool
+) -> tuple[str | None, str]:
+    """Return (letter or None, method) read from one ConvRe output.
+
+    ``choice_texts`` are the texts of choices A and B; ``cot`` selects the JSON-answer reading of
+    settings 8 and 11. Methods: ``"clean"``, ``"option_text"``, ``"pattern"``, ``"json"``,
+    ``"literal"``, or ``"none"`` when no answer can be read. Never raises; model output is never
+    evaluated as code.
+    """
+    read = _read(output, choice_texts, cot=cot)
+    return read.letter, read.method
+
+
+def score_convre(
+    item: EvalItem, response: Response, *, cot: bool, logprob_fallback: bool = True
+) -> Extraction:
+    """Return the scored extraction of one ConvRe response.
+
+    A failed request is ``"failed"``; choice log-likelihoods are read by argmax; an empty output
+    is ``"no_answer"``. Otherwise the text is read with :func:`extract_convre`; when that gives
+    no answer and ``logprob_fallback`` is on, the likelier of " A"/" B" among the first token's
+    top alternatives is taken (method ``"logprob_fallback"``). Raises ValueError when the item
+    does not have exactly two choice texts (a bug in the item builder, not a user error).
+    """
+    done = pre_score(item, response)
+    if done is not None:
+        return done
+    if len(item.choice_texts) != 2:
+        raise ValueError(f"ConvRe item {item.item_id} has {len(item.choice_texts)} choice texts")
+    texts = (item.choice_texts[0], item.choice_texts[1])
+    read = _read(response.text or "", texts, cot=cot)
+    if read.letter is None and logprob_fallback and response.top_logprobs:
+        letter, note = first_token_letter(response.top_logprobs, LETTERS)
+        detail = f"{read.detail}; {note}" if read.detail else note
+        if letter is not None:
+            return Extraction(
+                letter, status_for(letter, item.gold, empty=False), "logprob_fallback", detail
+            )
+        read = _Read(None, read.method, detail)
+    return Extraction(
+        read.letter, status_for(read.letter, item.gold, empty=False), read.method, read.detail
+    )
+
+
+def _read(output: str, choice_texts: tuple[str, str], *, cot: bool) -> _Read:
+    """Read one output; the detail says why nothing was read."""
+    stripped = output.strip()
+    fast = _FAST.get(stripped)
+    if fast is not None:
+        return _Read(fast, "clean")
+    text = normalize_output(output)
+    if cot:
+        read = _read_cot(text, choice_texts)
+        if read is not None:
+            return read
+    return _read_plain(text, choice_texts)
+
+
+def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
+    """Read a non-CoT answer: first line, then explicit statements anywhere."""
+    cut = _CONTINUATION.search(text)
+    if cut is not None:
+        text = text[: cut.start()]
+    text = text.strip()
+    if not text:
+        return _Read(None, "none", "only a continuation of the prompt")
+    first = text.split("\n", 1)[0].strip()
+    clean = _CLEAN_LINE.fullmatch(first)
+    if clean is not None:
+        return _Read(clean.group(1), "clean")
+    if len({m.group(1) for m in _ECHO_LINE.finditer(text)}) == 2:
+        return _Read(None, "none", "restates both choices")
+    labelled = _LABELLED.fullmatch(first)
+    if labelled is not None:
+        letter = labelled.group(1) or labelled.group(2)
+        named = match_option_text(labelled.group(3), choice_texts, prefix=True)
+        if named is not None and LETTERS[named] != letter:
+            return _Read(None, "none", f"contradictory: {letter} followed by the other choice")
+        return _Read(letter, "clean")
+    is_correct = _IS_CORRECT.match(first)
+    if is_correct is not None:
+        return _Read(is_correct.group(1), "clean")
+    named = match_option_text(first, choice_texts)
+    if named is not None:
+        return _Read(LETTERS[named], "option_text")
+    statements = _STATEMENT.findall(text)
+    if statements:
+        return _Read(statements[-1], "pattern")
+    return _Read(None, "none", "no answer statement found")
+
+
+def _read_cot(text: str, choice_texts: tuple[str, str]) -> _Read | None:
+    """Read the ``answer`` of a JSON-like object; None when there is no answer field."""
+    found = _find_object(text)
+    if found is not None:
+        obj, method = found
+        value = _answer_value(obj)
+        if value is not None:
+            letter = _read_value(value, choice_texts)
+            if letter is not None:
+                return _Read(letter, method)
+            return _Read(None, "none", f"answer field not readable: {value[:80]!r}")
+    field = _FIELD_LETTER.search(text)
+    if field is not None:
+        return _Read(field.group(1), "pattern")
+    field_text = _FIELD_TEXT.search(text)
+    if field_text is not None:
+        named = match_option_text(field_text.group(2), choice_texts, prefix=True)
+        if named is not None:
+            return _Read(LETTERS[named], "pattern")
+        return _Read(None, "none", f"answer field not readable: {field_text.group(2)[:80]!r}")
+    return None
+
+
+def _find_object(text: str) -> tuple[dict[Any, Any], str] | None:
+    """Return the first dict literal in ``text`` with how it parsed ("json" or "literal")."""
+    decoder = json.JSONDecoder()
+    starts = [m.start() for m in re.finditer(r"\{", text)][:_MAX_OBJECT_STARTS]
+    for start in starts:
+        try:
+            obj, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            return obj, "json"
+        ends = [m.start() for m in re.finditer(r"\}", text[start:])][:_MAX_OBJECT_ENDS]
+        for end in ends:
+            candidate = text[start : start + end + 1]
+            if len(candidate) > _MAX_LITERAL_CHARS:
+                break
+            try:
+                obj = ast.literal_eval(candidate)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            if isinstance(obj, dict):
+                return obj, "literal"
+    return None
+
+
+def _answer_value(obj: dict[Any, Any]) -> str | None:
+    """Return the object's ``answer`` value as text (key case-insensitive), or None."""
+    for key, value in obj.items():
+        if isinstance(key, str) and key.strip().lower() == "answer":
+            if isinstance(value, str):
+                return value
+            return None
+    return None
+
+
+def _read_value(value: str, choice_texts: tuple[str, str]) -> str | None:
+    """Read a letter from an answer field: a clean letter form or a choice's text."""
+    read = _read_plain(normalize_output(value), choice_texts)
+    if read.method in ("clean", "option_text"):
+        return read.letter
+    named = match_option_text(value, choice_texts, prefix=True)
+    return LETTERS[named] if named is not None else read.letter

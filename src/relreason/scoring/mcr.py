@@ -1,0 +1,248 @@
+"""Read an A-G answer from an MCR output, two ways.
+
+``paper`` mode reproduces the official rule exactly: every capital A-G anywhere in the output
+(``re.findall(r'A|B|C|D|E|F|G', out)``; few-shot: only the text after the last ``"A:"``), the
+answer being the first letter found. The official code asked a second model to restate the
+choice when zero or several letters were found; that step cannot be reproduced, so the first
+letter is kept and the number of letters found is recorded (method ``paper_rule_multi`` and
+the detail) so that reports can say how many items needed it.
+
+``robust`` mode reads explicit answer statements in en/zh/fr/ja/ko after NFKC normalisation
+(full-width letters and brackets become ASCII); the last statement wins; capitals inside words
+and letters outside the item's choices never count.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, NamedTuple
+
+from relreason.errors import UsageError
+from relreason.scoring.common import (
+    match_option_text,
+    normalize_output,
+    pre_score,
+    status_for,
+)
+from relreason.types import EvalItem, Extraction, Response
+
+__all__ = [
+    "ZSC_SUFFIX",
+    "extract_paper",
+    "extract_robust",
+    "paper_letters",
+    "score_mcr",
+    "zsc_second_stage",
+]
+
+ZSC_SUFFIX = "\nTherefore, among options, the answer is"
+"""The zero-shot-CoT answer-extraction trigger (``direct_answer_trigger`` of the MCR release)."""
+
+_PAPER_LETTERS = re.compile(r"A|B|C|D|E|F|G")
+_FEW_SHOT_TRIGGER = "A:"
+
+_LATIN = r"A-Za-z0-9\u00C0-\u024F"
+_CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u3002\uff0e"
+_PREFIXES = re.compile(
+    r"(?i:\b(?:answer|choice|option)(?!s)\s*(?:is|would\s+be|should\s+be|will\s+be|must\s+be|[:=])"
+    r"|\bi\s+(?:would\s+)?(?:choose|select|pick|go\s+with)"
+    r"|\br[ée]ponse(?!s)\s*(?:correcte\s*|juste\s*)?(?:est|serait|[:=])"
+    r"|\b(?:choix|option)\s*(?:est|[:=]))"
+    r"|(?:正确答案|答案|正确选项|选项|選項|应选|應選|选择|選擇|选|選)"
+    r"\s*(?:应该是|應該是|应为|應為|是|为|為|[:=])?"
+    r"|(?:答え|正解|解答|回答)\s*(?:は|[:=])"
+    r"|(?:정답|답변|답)\s*(?:은|는|이|[:=])"
+)
+_AFTER_PREFIX = re.compile(
+    r"\s*:?\s*(?i:option\s+|choice\s+|l'option\s+|选项|選項)?[\"'(\[*「『]*\s*([A-G])"
+    rf"(?![{_LATIN}])"
+)
+_LABEL = re.compile(
+    rf"(?<![{_LATIN}])(?:\(([A-G])\)|([A-G])\))|^[ \t*]*([A-G])[ \t]*[.:](?![{_LATIN}])",
+    re.MULTILINE,
+)
+_LEADING_BARE = re.compile(rf"\**([A-G])\**(?:\s*$|[ \t]*\n|(?=[{_CJK}]))")
+_CONTINUATION = re.compile(r"\n[ \t]*Q[ \t]*:")
+
+
+class _Statement(NamedTuple):
+    """One place where the output names a letter."""
+
+    position: int
+    letter: str
+    strong: bool
+    contradictory: bool
+
+
+def paper_letters(output: str, *, few_shot: bool) -> list[str]:
+    """Return every capital A-G that the official rule finds in ``output``, in order.
+
+    For few-shot only the text after the last ``"A:"`` is searched (the whole output when
+    there is none), exactly as ``answer_cleansing`` in the MCR release. Never raises.
+    """
+    text = output.split(_FEW_SHOT_TRIGGER)[-1] if few_shot else output
+    return _PAPER_LETTERS.findall(text)
+
+
+def extract_paper(
+    output: str, choices: tuple[str, ...], *, few_shot: bool
+) -> tuple[str | None, str]:
+    """Return (first letter found or None, method) under the official MCR rule.
+
+    Method ``"paper_rule"`` when exactly one letter was found, ``"paper_rule_multi"`` when
+    several were (the official code would have asked a second model; the first letter is kept),
+    ``"none"`` when none was. The letter may lie outside ``choices`` (the official rule does not
+    look); it then simply counts as wrong. Never raises.
+    """
+    del choices  # the official rule does not look at the item's choices
+    letters = paper_letters(output, few_shot=few_shot)
+    return (letters[0] if letters else None), _paper_method(letters)
+
+
+def extract_robust(
+    output: str, choices: tuple[str, ...], choice_texts: tuple[str, ...]
+) -> tuple[str | None, str]:
+    """Return (letter or None, method) read soundly from an MCR output in any of the languages.
+
+    Reads a bare letter (``"clean"``), an output that is exactly one option's text
+    (``"option_text"``), or explicit statements (``"statement"``: "the answer is C",
+    "Answer: (C)", "答案是C", "La réponse est C", "정답은 C", "C) Northeast", "(C)"), the last
+    strong statement ("answer is ...", a leading letter) winning over labels like "(C)". Only
+    letters in ``choices`` count; a listing of the options is not an answer. Never raises.
+    """
+    letter, method, _ = _read_robust(output, choices, choice_texts)
+    return letter, method
+
+
+def score_mcr(
+    item: EvalItem,
+    response: Response,
+    *,
+    mode: Literal["paper", "robust"],
+    few_shot: bool,
+) -> Extraction:
+    """Return the scored extraction of one MCR response in ``mode`` ("paper" or "robust").
+
+    A failed request is ``"failed"``; choice log-likelihoods are read by argmax; an empty output
+    is ``"no_answer"``. Paper mode records the number of letters found in ``detail``. Raises
+    UsageError for an unknown mode.
+    """
+    if mode not in ("paper", "robust"):
+        raise UsageError(f"unknown MCR scoring mode {mode!r}; expected 'paper' or 'robust'")
+    done = pre_score(item, response)
+    if done is not None:
+        return done
+    text = response.text or ""
+    if mode == "paper":
+        letters = paper_letters(text, few_shot=few_shot)
+        answer = letters[0] if letters else None
+        status = status_for(answer, item.gold, empty=False)
+        return Extraction(
+            answer, status, _paper_method(letters), _paper_detail(letters, item.choices)
+        )
+    letter, method, detail = _read_robust(text, item.choices, item.choice_texts)
+    return Extraction(letter, status_for(letter, item.gold, empty=False), method, detail)
+
+
+def zsc_second_stage(item: EvalItem, first_output: str) -> str:
+    """Return the zero-shot-CoT answer-extraction prompt: the first prompt, the model's
+    reasoning, then :data:`ZSC_SUFFIX`. Never raises."""
+    return item.prompt + first_output + ZSC_SUFFIX
+
+
+def _paper_method(letters: list[str]) -> str:
+    """The method name for the number of letters the official rule found."""
+    if not letters:
+        return "none"
+    return "paper_rule" if len(letters) == 1 else "paper_rule_multi"
+
+
+def _paper_detail(letters: list[str], choices: tuple[str, ...]) -> str:
+    """Describe what the official rule found, for the record."""
+    shown = ", ".join(letters[:12]) + (", ..." if len(letters) > 12 else "")
+    detail = f"letters_found={len(letters)}" + (f" ({shown})" if letters else "")
+    if len(letters) != 1:
+        detail += "; the official code asked a second model to restate the choice"
+    if letters and letters[0] not in choices:
+        detail += f"; {letters[0]} is not one of this item's choices"
+    return detail
+
+
+def _read_robust(
+    output: str, choices: tuple[str, ...], choice_texts: tuple[str, ...]
+) -> tuple[str | None, str, str | None]:
+    """Read one output; returns (letter, method, detail)."""
+    stripped = output.strip()
+    if stripped in choices:
+        return stripped, "clean", None
+    text = normalize_output(output)
+    cut = _CONTINUATION.search(text)
+    if cut is not None:
+        text = text[: cut.start()]
+    text = text.strip()
+    bare = text.strip("()[]*.:'\" \t\n")
+    if len(bare) == 1 and bare in choices:
+        return bare, "clean", None
+    named = match_option_text(text, choice_texts)
+    if named is not None and named < len(choices):
+        return choices[named], "option_text", None
+    statements = _statements(text, choices, choice_texts)
+    if not statements:
+        return None, "none", "no answer statement found"
+    strong = [s for s in statements if s.strong]
+    chosen = (strong or statements)[-1]
+    if chosen.contradictory:
+        return None, "none", f"contradictory: {chosen.letter} followed by another option's text"
+    return chosen.letter, "statement", None
+
+
+def _statements(
+    text: str, choices: tuple[str, ...], choice_texts: tuple[str, ...]
+) -> list[_Statement]:
+    """Every statement naming one of ``choices``, in text order (option listings left out).
+
+    Strong: a leading bare letter, "answer is C"-like statements (also "answer is <option
+    text>"), a label at the very start ("(C) ...", "C) ..."). Weak: labels elsewhere.
+    """
+    found: list[_Statement] = []
+    leading = _LEADING_BARE.match(text)
+    if leading is not None and leading.group(1) in choices:
+        found.append(_Statement(0, leading.group(1), True, False))
+    for prefix in _PREFIXES.finditer(text):
+        after = _AFTER_PREFIX.match(text, prefix.end())
+        if after is not None:
+            letter = after.group(1)
+            if letter in choices:
+                named = _named_after(text, after.end(), choice_texts)
+                bad = _contradicts(named, letter, choices)
+                found.append(_Statement(after.start(1), letter, True, bad))
+            continue
+        named = match_option_text(text[prefix.end() :], choice_texts, prefix=True)
+        if named is not None and named < len(choices):
+            found.append(_Statement(prefix.end(), choices[named], True, False))
+    labels: list[tuple[_Statement, bool]] = []
+    for label in _LABEL.finditer(text):
+        letter = label.group(1) or label.group(2) or label.group(3)
+        if letter not in choices:
+            continue
+        named = match_option_text(text[label.end() :], choice_texts, prefix=True)
+        own = named is not None and not _contradicts(named, letter, choices)
+        bad = label.group(3) is None and _contradicts(named, letter, choices)
+        labels.append((_Statement(label.start(), letter, label.start() == 0, bad), own))
+    listing = len({s.letter for s, own in labels if own}) >= 2
+    found.extend(s for s, own in labels if not (listing and own))
+    found.sort(key=lambda s: s.position)
+    return found
+
+
+def _named_after(text: str, end: int, choice_texts: tuple[str, ...]) -> int | None:
+    """The option whose text follows a letter at ``end`` after ")" or ":", else None."""
+    rest = text[end : end + 1]
+    if rest not in (")", "]", ":"):
+        return None
+    return match_option_text(text[end + 1 :].lstrip(" :"), choice_texts, prefix=True)
+
+
+def _contradicts(named: int | None, letter: str, choices: tuple[str, ...]) -> bool:
+    """Whether an option text found after ``letter`` belongs to another choice."""
+    return named is not None and named < len(choices) and choices[named] != letter
