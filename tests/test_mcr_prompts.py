@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -181,18 +180,16 @@ def test_random_guess_reproduces_the_paper(shared_data: Path) -> None:
     assert english == pytest.approx(sum(by_hand) / len(by_hand))
 
 
-def test_building_everything_is_fast(shared_data: Path) -> None:
+def test_building_everything_counts(shared_data: Path) -> None:
+    """Every language x method builds one prompt per question (speed: benchmarks/)."""
     mcr._QUESTION_CACHE.clear()
     mcr._EXEMPLAR_CACHE.clear()
-    start = time.perf_counter()
     total = sum(
         len(mcr.build_items(code, method, data_dir=shared_data))
         for code in mcr.LANGUAGES
         for method in mcr.METHODS
     )
-    elapsed = time.perf_counter() - start
     assert total == 5 * sum(SIZES.values())
-    assert elapsed < 1.0, f"building {total} prompts took {elapsed:.2f}s"
 
 
 @given(st.sampled_from(sorted(LONG.items())), st.data())
