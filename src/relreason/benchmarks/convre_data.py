@@ -1,7 +1,7 @@
 """Reading and checking the official ConvRe files.
 
-Each file is parsed and validated once per (path, modification time, size); later calls reuse the
-frozen result. Bad content raises ``DataError`` naming the file, the item and the field.
+Each file is parsed and validated once per (path, inode, modification time, size); later calls
+reuse the frozen result. Bad content raises ``DataError`` naming the file, the item and the field.
 """
 
 from __future__ import annotations
@@ -121,14 +121,14 @@ def _read_json(path: Path) -> Any:
     return sources.load_json(path)
 
 
-def _stamp(path: Path) -> tuple[int, int]:
+def _stamp(path: Path) -> tuple[int, int, int]:
     try:
         stat = path.stat()
     except FileNotFoundError:
         raise DataError(str(path), "file not found") from None
     except OSError as exc:
         raise DataError(str(path), f"cannot read the file: {exc}") from None
-    return stat.st_mtime_ns, stat.st_size
+    return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
 
 def _type_name(value: object) -> str:
@@ -179,7 +179,7 @@ def _parse_triple(file: str, key: str, position: int, raw: object) -> Triple:
 
 
 @lru_cache(maxsize=16)
-def _parse_triples(path: str, stamp: tuple[int, int]) -> tuple[Triple, ...]:
+def _parse_triples(path: str, stamp: tuple[int, int, int]) -> tuple[Triple, ...]:
     data = _read_json(Path(path))
     if not isinstance(data, dict):
         raise DataError(path, f"expected an object of relation key -> list, got {_type_name(data)}")
@@ -207,7 +207,7 @@ def load_triples(data_dir: Path | str | None, subset: bool) -> list[Triple]:
 
 
 @lru_cache(maxsize=16)
-def _parse_relations(path: str, stamp: tuple[int, int], task: str) -> RelationsFile:
+def _parse_relations(path: str, stamp: tuple[int, int, int], task: str) -> RelationsFile:
     data = _read_json(Path(path))
     if not isinstance(data, dict):
         raise DataError(
@@ -244,7 +244,7 @@ def load_relations(task: str, data_dir: Path | str | None) -> RelationsFile:
 
 
 @lru_cache(maxsize=16)
-def _parse_examples(path: str, stamp: tuple[int, int]) -> ExamplesFile:
+def _parse_examples(path: str, stamp: tuple[int, int, int]) -> ExamplesFile:
     data = _read_json(Path(path))
     if not isinstance(data, dict):
         raise DataError(
