@@ -1,0 +1,171 @@
+"""A SQLite response cache shared by runs (and by several processes at once).
+
+Key: the SHA-256 of a canonical JSON of the backend's identity (``describe()`` without the
+volatile fields that cannot change an output, such as server addresses or batch size), the
+operation, the prompt and everything else that shapes the answer (generation parameters, or the
+scored continuations). Value: the ``Response`` as JSON. Only successful responses are stored.
+
+The database runs in WAL mode with a busy timeout, short transactions and ``INSERT OR REPLACE``,
+so several writers (processes or threads) can share one file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from relreason.errors import UsageError
+from relreason.types import Response, Usage
+
+VOLATILE_DESCRIBE_FIELDS = frozenset(
+    {"base_url", "base_urls", "batch_size", "concurrency", "timeout", "max_retries"}
+)
+"""``describe()`` fields that cannot change an output and so stay out of cache keys."""
+
+_READ_CHUNK = 500  # keys per ``WHERE key IN (...)`` (SQLite allows 32766 variables)
+_SCHEMA = "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+
+
+def response_to_json(response: Response) -> dict[str, Any]:
+    """Return a JSON-ready dict of ``response`` (tuples become lists)."""
+    data = asdict(response)
+    if response.top_logprobs is not None:
+        data["top_logprobs"] = [dict(p) for p in response.top_logprobs]
+    if response.choice_logprobs is not None:
+        data["choice_logprobs"] = dict(response.choice_logprobs)
+    return data
+
+
+def response_from_json(data: Mapping[str, Any]) -> Response:
+    """Rebuild a ``Response`` written by :func:`response_to_json`.
+
+    Raises ``KeyError``/``TypeError`` for a value of the wrong shape (a corrupt cache entry).
+    """
+    top = data.get("top_logprobs")
+    usage = data.get("usage") or {}
+    return Response(
+        text=data.get("text"),
+        top_logprobs=None if top is None else tuple(dict(p) for p in top),
+        choice_logprobs=data.get("choice_logprobs"),
+        usage=Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))),
+        latency_s=float(data.get("latency_s", 0.0)),
+        error=data.get("error"),
+    )
+
+
+def stable_identity(description: Mapping[str, Any]) -> dict[str, Any]:
+    """Return ``description`` without :data:`VOLATILE_DESCRIBE_FIELDS`."""
+    return {k: v for k, v in description.items() if k not in VOLATILE_DESCRIBE_FIELDS}
+
+
+def cache_key(
+    identity: Mapping[str, Any], operation: str, prompt: str, extra: Mapping[str, Any]
+) -> str:
+    """Return the hex SHA-256 of the canonical JSON of one request.
+
+    ``identity`` is :func:`stable_identity` of the backend; ``operation`` is ``"generate"`` or
+    ``"score_choices"``; ``extra`` holds the generation parameters or the continuations (and
+    anything else that can change the answer). Raises ``TypeError`` for non-JSON values.
+    """
+    payload = {"backend": identity, "op": operation, "prompt": prompt, "extra": extra}
+    canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """Successful responses by request key, in one SQLite file (WAL mode).
+
+    One connection per thread; every write is its own short transaction.
+    Raises ``UsageError`` when the file cannot be created or opened.
+    """
+
+    def __init__(self, path: Path, *, busy_timeout_s: float = 30.0) -> None:
+        self.path = Path(path)
+        self._busy_ms = int(busy_timeout_s * 1000)
+        self._local = threading.local()
+        self.hits = 0
+        self.misses = 0
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._connection()
+        except (OSError, sqlite3.Error) as error:
+            raise UsageError(f"cannot open the response cache {self.path}: {error}") from None
+
+    def _connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=self._busy_ms / 1000, isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout={self._busy_ms}")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(_SCHEMA)
+            self._local.conn = conn
+        return conn
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, Response]:
+        """Return the cached responses of ``keys`` that are present (batched ``IN`` reads).
+
+        Corrupt entries count as misses. Raises ``sqlite3.Error`` only if the database fails.
+        """
+        conn = self._connection()
+        found: dict[str, Response] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), _READ_CHUNK):
+            chunk = unique[start : start + _READ_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            rows = conn.execute(f"SELECT key, value FROM responses WHERE key IN ({marks})", chunk)
+            for key, value in rows:
+                try:
+                    found[key] = response_from_json(json.loads(value))
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    continue
+        self.hits += len(found)
+        self.misses += len(unique) - len(found)
+        return found
+
+    def get(self, key: str) -> Response | None:
+        """Return the cached response of ``key``, or None."""
+        return self.get_many([key]).get(key)
+
+    def put_many(self, entries: Iterable[tuple[str, Response]]) -> int:
+        """Store successful responses (those with an error are skipped); return how many.
+
+        One short transaction; ``INSERT OR REPLACE`` so a refresh overwrites.
+        """
+        rows = [
+            (key, json.dumps(response_to_json(r), ensure_ascii=False, separators=(",", ":")))
+            for key, r in entries
+            if r.error is None
+        ]
+        if not rows:
+            return 0
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT OR REPLACE INTO responses (key, value) VALUES (?, ?)", rows)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return len(rows)
+
+    def put(self, key: str, response: Response) -> None:
+        """Store one successful response (an error response is skipped)."""
+        self.put_many([(key, response)])
+
+    def __len__(self) -> int:
+        row = self._connection().execute("SELECT COUNT(*) FROM responses").fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their thread ends)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
