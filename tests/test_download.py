@@ -68,8 +68,10 @@ def test_download_all_then_nothing_to_fetch(
             ).read_bytes()
     assert not list(dest.rglob("*.tmp"))
 
-    assert download("all", dest, mirror=mirror.url) == []
+    inodes = {p: p.stat().st_ino for p in written}
+    assert download("all", dest, mirror=mirror.url) == written
     assert mirror.count() == 12  # the second run made no request at all
+    assert {p: p.stat().st_ino for p in written} == inodes  # and rewrote nothing
 
 
 def test_download_uses_env_mirror_and_cache(
@@ -89,10 +91,11 @@ def test_only_missing_or_changed_files_are_fetched(mirror: StaticServer, tmp_pat
     (tmp_path / "mcr" / "composition_french.json").unlink()
     changed = tmp_path / "mcr" / "exemplars_official.json"
     changed.write_text("{}", encoding="utf-8")
-    before = mirror.count()
-    written = download("mcr", tmp_path, mirror=mirror.url)
-    assert sorted(p.name for p in written) == ["composition_french.json", "exemplars_official.json"]
-    assert mirror.count() - before == 2
+    before = len(mirror.requests)
+    ready = download("mcr", tmp_path, mirror=mirror.url)
+    assert sorted(p.name for p in ready) == sorted(BENCHMARK_FILES["mcr"])
+    fetched = sorted(mirror.requests[before:])
+    assert fetched == ["/mcr/composition_french.json", "/mcr/exemplars_official.json"]
     assert verify("mcr", tmp_path) == []
 
 
@@ -289,3 +292,29 @@ def test_extract_round_trips(value: dict[str, str], noise: str) -> None:
     extracted = extract_exemplars(source, "main.py")
     assert extracted == value and list(extracted) == list(value)
     assert json.loads(exemplars_json(extracted).decode("utf-8")) == value
+
+
+def run_cli(args: list[str]) -> int:
+    from relreason.cli import main
+
+    try:
+        main(args)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    return 0
+
+
+def test_cli_download(
+    mirror: StaticServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`relreason download all` through the real command line, against the local mirror."""
+    assert run_cli(["download", "all", "--dest", str(tmp_path), "--mirror", mirror.url]) == 0
+    assert verify("convre", tmp_path) == [] and verify("mcr", tmp_path) == []
+    mirror.omit.add("convre/text2re_relations.json")
+    (tmp_path / "convre" / "text2re_relations.json").unlink()
+    capsys.readouterr()
+    assert run_cli(["download", "convre", "--dest", str(tmp_path), "--mirror", mirror.url]) == 2
+    captured = capsys.readouterr()
+    output = captured.out + captured.err
+    assert f"{mirror.url}/convre/text2re_relations.json" in output
+    assert "Traceback" not in output

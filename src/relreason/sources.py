@@ -226,7 +226,7 @@ def download(
     pinned commits, or from ``mirror`` (else ``$RELREASON_MIRROR``), a base URL serving
     ``convre/<file>`` and ``mcr/<file>``. Every file is checked against its pinned SHA-256
     before anything is written; files already present with the right hash are skipped.
-    Returns the paths written by this call (empty when all were present).
+    Returns the local path of every file asked for, all verified (fetched or already there).
     Raises ``UsageError`` for a bad ``which`` or mirror, ``ChecksumError`` for a file whose
     hash differs (nothing is written then), ``RelreasonError`` naming the URL for HTTP errors.
     """

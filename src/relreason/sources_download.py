@@ -217,16 +217,19 @@ def download_files(
 ) -> list[Path]:
     """Implement ``relreason.sources.download`` (see there); ``raw_base`` is for tests only.
 
-    Returns the paths written. Raises ``UsageError``, ``ChecksumError`` or ``RelreasonError``.
+    Returns every requested file's local path. Raises ``UsageError``, ``ChecksumError`` or
+    ``RelreasonError``.
     """
     benchmarks = _benchmarks(which)
     base = _mirror(mirror)
     root = resolve_data_dir(dest)
     pending: list[tuple[Path, bytes]] = []
+    ready: list[Path] = []
     with httpx.Client(timeout=timeout, follow_redirects=True) as client:
         for benchmark in benchmarks:
             for filename, pinned in sorted(BENCHMARK_FILES[benchmark].items()):
                 path = root / benchmark / filename
+                ready.append(path)
                 if _is_current(path, pinned):
                     log.info("%s is present and verified", path)
                     continue
@@ -234,4 +237,4 @@ def download_files(
     for path, body in pending:
         write_atomic(path, body)
         log.info("wrote %s", path)
-    return [path for path, _ in pending]
+    return ready
