@@ -1,0 +1,319 @@
+"""Local Hugging Face transformers models (causal or seq2seq) as a relreason backend.
+
+Prompts go to the model raw by default, as lm-eval's ``hf`` model sends them (no special tokens
+added to causal prompts); ``chat_template=True`` wraps each prompt as one user message. Choice
+scoring follows lm-eval's log-likelihood computation; see ``hf_choices`` for batching and the
+shared-prefix cache, ``hf_generate`` for generation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+
+from relreason.errors import UsageError
+from relreason.models.base import ModelBackend
+from relreason.models.hf_choices import (
+    CausalScorer,
+    PrefixCache,
+    Row,
+    Seq2SeqScorer,
+    causal_rows,
+    run_rows,
+)
+from relreason.models.hf_generate import generate_batch
+from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response, Usage
+
+DTYPES = {
+    "float32": torch.float32,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "auto": "auto",
+}
+_UNSET_MAX_LENGTH = 1000000000000000019884624838656  # transformers' "no limit" sentinel
+DEFAULT_MAX_LENGTH = 2048
+
+
+class HFBackend(ModelBackend):
+    """A transformers model run locally on ``device``.
+
+    ``batch_size`` rows go through the model at once; ``prefix_cache`` reuses the key/value
+    cache of the prompt prefix that a batch (and consecutive batches) share; ``threads`` sets
+    torch's intra-op threads (None keeps torch's default, one per physical core).
+    ``revision``/``model_name`` override what ``describe()`` reports (the bundled model).
+    Raises ``UsageError`` when the model or tokenizer cannot be loaded or an option is bad.
+    """
+
+    supports_logprobs = True
+
+    def __init__(
+        self,
+        name_or_path: str,
+        *,
+        spec: str | None = None,
+        device: str = "cpu",
+        dtype: str = "float32",
+        batch_size: int = 8,
+        chat_template: bool = False,
+        max_length: int | None = None,
+        prefix_cache: bool = True,
+        threads: int | None = None,
+        revision: str | None = None,
+        model_name: str | None = None,
+    ) -> None:
+        if dtype not in DTYPES:
+            raise UsageError(f"unknown dtype {dtype!r}; use one of {', '.join(DTYPES)}")
+        if batch_size < 1:
+            raise UsageError(f"batch_size must be at least 1, got {batch_size}")
+        if max_length is not None and max_length < 2:
+            raise UsageError(f"max_length must be at least 2, got {max_length}")
+        if threads is not None:
+            if threads < 1:
+                raise UsageError(f"threads must be at least 1, got {threads}")
+            torch.set_num_threads(threads)
+        try:
+            self._device = torch.device(device)
+        except RuntimeError as exc:
+            raise UsageError(f"unknown device {device!r}: {exc}") from exc
+        self.spec = spec or f"hf:{name_or_path}"
+        self.name_or_path = name_or_path
+        self.batch_size = batch_size
+        self.chat_template = chat_template
+        self.dtype = dtype
+        self._lock = threading.Lock()
+        self._load(name_or_path, DTYPES[dtype])
+        self.max_length = max_length or self._default_max_length()
+        self.revision = revision or getattr(self.config, "_commit_hash", None)
+        self.model_name = model_name or name_or_path
+        if chat_template and not getattr(self.tokenizer, "chat_template", None):
+            raise UsageError(f"model {name_or_path!r} has no chat template; drop chat_template")
+        self.prefix = PrefixCache() if prefix_cache and self._prefix_supported() else None
+        self._scorer: CausalScorer | Seq2SeqScorer = (
+            Seq2SeqScorer(self.model, self.pad_id)
+            if self.encoder_decoder
+            else CausalScorer(self.model, self.pad_id, self.prefix)
+        )
+
+    def _load(self, name_or_path: str, dtype: Any) -> None:
+        try:
+            self.config = AutoConfig.from_pretrained(name_or_path)
+            self.tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+            self.encoder_decoder = bool(getattr(self.config, "is_encoder_decoder", False))
+            auto = AutoModelForSeq2SeqLM if self.encoder_decoder else AutoModelForCausalLM
+            model: Any = auto.from_pretrained(name_or_path, dtype=dtype)
+        except (OSError, ValueError, KeyError) as exc:
+            raise UsageError(f"cannot load model {name_or_path!r}: {exc}") from exc
+        self.model = model.to(self._device).eval()
+        tok = self.tokenizer
+        eos = self.model.generation_config.eos_token_id
+        eos_ids = eos if isinstance(eos, list) else [eos] if eos is not None else []
+        if tok.eos_token_id is not None and tok.eos_token_id not in eos_ids:
+            eos_ids.append(tok.eos_token_id)
+        self.eos_ids: list[int] = eos_ids
+        pad = tok.pad_token_id if tok.pad_token_id is not None else (eos_ids or [0])[0]
+        self.pad_id: int = pad
+        start = tok.bos_token_id if tok.bos_token_id is not None else (eos_ids or [pad])[0]
+        self._empty_prefix: int = start
+
+    def _default_max_length(self) -> int:
+        """lm-eval's rule: the model config's context size, else the tokenizer's, else 2048."""
+        for attr in ("n_positions", "max_position_embeddings", "n_ctx"):
+            value = getattr(self.config, attr, None)
+            if isinstance(value, int) and value > 0:
+                return value
+        limit = getattr(self.tokenizer, "model_max_length", _UNSET_MAX_LENGTH)
+        return DEFAULT_MAX_LENGTH if limit >= _UNSET_MAX_LENGTH else int(limit)
+
+    def _prefix_supported(self) -> bool:
+        """Prefix reuse is exact only for causal models whose every layer attends to all tokens."""
+        if self.encoder_decoder or getattr(self.config, "sliding_window", None):
+            return False
+        layer_types = getattr(self.config, "layer_types", None) or ["full_attention"]
+        return all(t == "full_attention" for t in layer_types)
+
+    def describe(self) -> Mapping[str, Any]:
+        """Return the backend's identity and every option that can change an output."""
+        return {
+            "backend": "hf",
+            "spec": self.spec,
+            "model": self.model_name,
+            "revision": self.revision,
+            "architecture": "seq2seq" if self.encoder_decoder else "causal",
+            "dtype": self.dtype,
+            "device": str(self._device),
+            "chat_template": self.chat_template,
+            "batch_size": self.batch_size,
+            "max_length": self.max_length,
+            "prefix_cache": self.prefix is not None,
+        }
+
+    def render(self, prompt: str) -> str:
+        """Return the text the model sees for ``prompt`` (chat-wrapped when chat_template)."""
+        if not self.chat_template:
+            return prompt
+        messages = [{"role": "user", "content": prompt}]
+        text = self.tokenizer.apply_chat_template(
+            messages, tokenize=False, add_generation_prompt=True
+        )
+        return str(text)
+
+    def encode(self, text: str, *, special: bool | None = None) -> list[int]:
+        """Return the token ids of ``text`` as lm-eval's ``hf`` model encodes them.
+
+        By default the tokenizer adds its usual special tokens (a BOS for Llama, T5's closing
+        ``</s>``, nothing for SmolLM2), except on chat-templated text, which already holds them.
+        """
+        if special is None:
+            special = not self.chat_template
+        return list(self.tokenizer(text, add_special_tokens=special)["input_ids"])
+
+    async def generate(self, requests: Sequence[GenerationRequest]) -> list[Response]:
+        """Continue each prompt as text (see ``hf_generate``); one response per request."""
+        return await asyncio.to_thread(self._generate_sync, list(requests))
+
+    async def score_choices(self, requests: Sequence[ChoiceRequest]) -> list[Response]:
+        """Return each request's continuation log-likelihoods (lm-eval style sums)."""
+        return await asyncio.to_thread(self._score_sync, list(requests))
+
+    def _generate_sync(self, requests: list[GenerationRequest]) -> list[Response]:
+        started = time.perf_counter()
+        responses: list[Response | None] = [None] * len(requests)
+        groups: dict[GenerationParams, list[tuple[int, list[int]]]] = {}
+        for i, req in enumerate(requests):
+            ids = self.encode(self.render(req.prompt))
+            room = self.max_length - req.params.max_new_tokens
+            if room < 1:
+                responses[i] = Response(
+                    error=f"max_new_tokens {req.params.max_new_tokens} leaves no room for the"
+                    f" prompt within max_length {self.max_length}"
+                )
+                continue
+            groups.setdefault(req.params, []).append((i, ids[-room:] or [self._empty_prefix]))
+        with self._lock:
+            for params, members in groups.items():
+                members.sort(key=lambda m: -len(m[1]))
+                for start in range(0, len(members), self.batch_size):
+                    chunk = members[start : start + self.batch_size]
+                    self._generate_chunk(params, chunk, responses)
+        elapsed = (time.perf_counter() - started) / max(len(requests), 1)
+        return [_with_latency(r, elapsed) for r in responses]
+
+    def _generate_chunk(
+        self,
+        params: GenerationParams,
+        chunk: list[tuple[int, list[int]]],
+        responses: list[Response | None],
+    ) -> None:
+        try:
+            outs = generate_batch(
+                self.model,
+                self.tokenizer,
+                [ids for _, ids in chunk],
+                params,
+                encoder_decoder=self.encoder_decoder,
+                eos_ids=self.eos_ids,
+                pad_id=self.pad_id,
+            )
+        except (RuntimeError, ValueError) as exc:
+            for i, _ in chunk:
+                responses[i] = Response(error=f"generation failed: {type(exc).__name__}: {exc}")
+            return
+        for (i, _), out in zip(chunk, outs, strict=True):
+            responses[i] = Response(
+                text=out.text,
+                top_logprobs=out.top_logprobs,
+                usage=Usage(out.prompt_tokens, out.completion_tokens),
+            )
+
+    def _rows_for(self, owner: int, req: ChoiceRequest) -> tuple[list[Row], int]:
+        """The rows scoring one request and its prompt token count; ValueError if unscorable.
+
+        As lm-eval: the context's trailing whitespace moves onto the continuation; an empty
+        context becomes the BOS (else EOS) token; seq2seq continuations get no special tokens.
+        """
+        if not req.continuations:
+            raise ValueError("the request has no continuations to score")
+        if any(not cont for cont in req.continuations.values()):
+            raise ValueError("a continuation is empty")
+        context = self.render(req.prompt)
+        stripped = context.rstrip()
+        moved = context[len(stripped) :]
+        ctx = self.encode(stripped) if stripped else [self._empty_prefix]
+        if self.encoder_decoder:
+            ctx = ctx[-self.max_length :]
+            rows = []
+            for label, cont in req.continuations.items():
+                cont_ids = self.encode(moved + cont, special=False)[-self.max_length :]
+                if not cont_ids:
+                    raise ValueError(f"continuation {label!r} has no tokens")
+                rows.append(Row(owner, ctx, {label: cont_ids}))
+            return rows, len(ctx)
+        pairs = {
+            label: self.encode(stripped + moved + cont)
+            if stripped
+            else ctx + self.encode(moved + cont, special=False)
+            for label, cont in req.continuations.items()
+        }
+        return causal_rows(owner, ctx, pairs, self.max_length), len(ctx)
+
+    def _score_sync(self, requests: list[ChoiceRequest]) -> list[Response]:
+        started = time.perf_counter()
+        errors: dict[int, str] = {}
+        rows: list[Row] = []
+        prompt_tokens: dict[int, int] = {}
+        for i, req in enumerate(requests):
+            try:
+                new_rows, prompt_tokens[i] = self._rows_for(i, req)
+            except ValueError as exc:
+                errors[i] = str(exc)
+                continue
+            rows.extend(new_rows)
+        scores: dict[int, dict[str, float]] = {i: {} for i in range(len(requests))}
+        with self._lock:
+            try:
+                results = run_rows(self._scorer, rows, self.batch_size)
+                for row, result in zip(rows, results, strict=True):
+                    scores[row.owner].update(result)
+            except RuntimeError as exc:
+                for row in rows:
+                    errors[row.owner] = f"scoring failed: {type(exc).__name__}: {exc}"
+        elapsed = (time.perf_counter() - started) / max(len(requests), 1)
+        responses = []
+        for i, req in enumerate(requests):
+            if i in errors:
+                responses.append(Response(error=errors[i], latency_s=elapsed))
+                continue
+            ordered = {label: scores[i][label] for label in req.continuations}
+            responses.append(
+                Response(
+                    choice_logprobs=ordered,
+                    usage=Usage(prompt_tokens=prompt_tokens[i]),
+                    latency_s=elapsed,
+                )
+            )
+        return responses
+
+    async def aclose(self) -> None:
+        """Drop the stored prefix cache (the model itself is freed with the backend)."""
+        if self.prefix is not None:
+            self.prefix.clear()
+
+
+def _with_latency(response: Response | None, latency: float) -> Response:
+    """Return ``response`` with ``latency_s`` set (an error response when it is missing)."""
+    if response is None:
+        return Response(error="no response was produced", latency_s=latency)
+    return Response(
+        text=response.text,
+        top_logprobs=response.top_logprobs,
+        choice_logprobs=response.choice_logprobs,
+        usage=response.usage,
+        latency_s=latency,
+        error=response.error,
+    )

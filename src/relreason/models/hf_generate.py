@@ -1,0 +1,115 @@
+"""Free-text generation for local transformers models: batched, greedy, with top log-probs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from transformers import GenerationConfig
+
+from relreason.types import GenerationParams
+
+LOGPROB_POSITIONS = 5
+"""How many first generated positions get a ``top_logprobs`` entry."""
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One generated continuation: text, top log-probs of its first tokens, token counts."""
+
+    text: str
+    top_logprobs: tuple[dict[str, float], ...] | None
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def cut_at_stop(text: str, stop: Sequence[str]) -> str:
+    """Return ``text`` up to (not including) the earliest occurrence of any stop string."""
+    cut = len(text)
+    for s in stop:
+        if s:
+            found = text.find(s)
+            if found != -1:
+                cut = min(cut, found)
+    return text[:cut]
+
+
+def _config(params: GenerationParams, eos_ids: list[int], pad_id: int) -> GenerationConfig:
+    sample = params.temperature > 0
+    return GenerationConfig(
+        max_new_tokens=params.max_new_tokens,
+        do_sample=sample,
+        temperature=params.temperature if sample else None,
+        top_p=None,
+        top_k=None,
+        num_beams=1,
+        eos_token_id=eos_ids,
+        pad_token_id=pad_id,
+        stop_strings=list(params.stop) or None,
+        return_dict_in_generate=True,
+        output_logits=params.top_logprobs > 0,
+    )
+
+
+def _top(
+    tokenizer: Any, logits: Sequence[torch.Tensor], row: int, n: int, k: int
+) -> tuple[dict[str, float], ...]:
+    """Top-``k`` token text -> log-prob for the first ``n`` positions of one row."""
+    result = []
+    for step in logits[:n]:
+        logprobs = torch.log_softmax(step[row].float(), dim=-1)
+        values, ids = torch.topk(logprobs, min(k, logprobs.shape[-1]))
+        entry: dict[str, float] = {}
+        for value, tid in zip(values.tolist(), ids.tolist(), strict=True):
+            entry.setdefault(tokenizer.decode([tid]), float(value))
+        result.append(entry)
+    return tuple(result)
+
+
+def generate_batch(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[list[int]],
+    params: GenerationParams,
+    *,
+    encoder_decoder: bool,
+    eos_ids: list[int],
+    pad_id: int,
+) -> list[Generated]:
+    """Generate for a batch of tokenized prompts sharing ``params``; one result per prompt.
+
+    Causal prompts are left-padded; encoder inputs right-padded (both with attention masks).
+    Temperature 0 means greedy decoding; above 0, sampling seeded with ``params.seed`` (or 0).
+    Raises whatever transformers raises for a failing batch.
+    """
+    width = max(len(p) for p in prompts)
+    ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(prompts), width), dtype=torch.long)
+    for i, p in enumerate(prompts):
+        cols = slice(0, len(p)) if encoder_decoder else slice(width - len(p), width)
+        ids[i, cols] = torch.tensor(p, dtype=torch.long)
+        mask[i, cols] = 1
+    if params.temperature > 0:
+        torch.manual_seed(params.seed if params.seed is not None else 0)
+    with torch.inference_mode():
+        out = model.generate(
+            input_ids=ids.to(model.device),
+            attention_mask=mask.to(model.device),
+            generation_config=_config(params, eos_ids, pad_id),
+            tokenizer=tokenizer,
+        )
+    new = out.sequences[:, 1:] if encoder_decoder else out.sequences[:, width:]
+    results = []
+    for i, p in enumerate(prompts):
+        tokens = new[i].tolist()
+        ended = next((j for j, t in enumerate(tokens) if t in eos_ids or t == pad_id), None)
+        produced = len(tokens) if ended is None else ended + (tokens[ended] in eos_ids)
+        text = tokenizer.decode(tokens[:ended], skip_special_tokens=True)
+        top = None
+        if params.top_logprobs > 0 and out.logits is not None:
+            n = min(LOGPROB_POSITIONS, max(produced, 1))
+            top = _top(tokenizer, out.logits, i, n, params.top_logprobs)
+        results.append(Generated(cut_at_stop(text, params.stop), top, len(p), produced))
+    return results
