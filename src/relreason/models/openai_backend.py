@@ -38,6 +38,9 @@ LOGPROB_POSITIONS = 16
 MAX_TOP_LOGPROBS = {"chat": 20, "completions": 5}
 """The largest ``top_logprobs`` the OpenAI API accepts per endpoint; requests are clamped."""
 CHOICE_TOP_K = {"chat": 20, "completions": 5}
+"""How many first-token alternatives ``score_choices`` asks for when it cannot echo."""
+ECHO_TOLERANCE = 0.1
+"""Largest gap (nats) between echoed and generated log-probabilities for echo to be trusted."""
 
 Api = Literal["chat", "completions"]
 ChoiceScoring = Literal["auto", "echo", "first_token"]
@@ -113,31 +116,65 @@ def match_first_token(top: Mapping[str, float], continuation: str) -> float:
     return max(values, default=-math.inf)
 
 
+def continuation_positions(
+    prompt_len: int, full_len: int, tokens: Sequence[Any], offsets: Sequence[Any]
+) -> list[int] | None:
+    """Return the indices of the echoed tokens covering ``full[prompt_len:full_len]``.
+
+    ``tokens``/``offsets`` are an echo response's ``logprobs`` fields (character offsets into
+    the full text). A token straddling the prompt's end counts with the continuation. Returns
+    None when the echo does not reach the end of the continuation (the server ignored ``echo``)
+    or the fields are malformed.
+    """
+    if len(tokens) != len(offsets) or not tokens or full_len <= prompt_len:
+        return None
+    positions: list[int] = []
+    covered = False
+    for index, (token, offset) in enumerate(zip(tokens, offsets, strict=True)):
+        if not isinstance(offset, int) or isinstance(offset, bool) or not isinstance(token, str):
+            return None
+        end = offset + max(len(token), 1)
+        if offset >= full_len or end <= prompt_len:
+            continue
+        positions.append(index)
+        covered = covered or end >= full_len
+    return positions if covered else None
+
+
 def continuation_logprob(
     prompt: str, full: str, tokens: Sequence[Any], offsets: Sequence[Any], logprobs: Sequence[Any]
 ) -> float | None:
     """Sum the echoed log-probabilities of the tokens covering ``full[len(prompt):]``.
 
-    ``tokens``/``offsets``/``logprobs`` are an echo response's ``logprobs`` fields (character
-    offsets into ``full``). A token straddling the prompt's end counts with the continuation.
-    Returns None when the echo does not cover the continuation (the server ignored ``echo``).
+    Returns None when ``continuation_positions`` finds no such tokens, or a needed
+    log-probability is missing or not finite.
     """
-    start, end = len(prompt), len(full)
-    if not (len(tokens) == len(offsets) == len(logprobs)) or not tokens:
+    positions = continuation_positions(len(prompt), len(full), tokens, offsets)
+    if positions is None or len(logprobs) != len(tokens):
         return None
     total = 0.0
-    covered = False
-    for token, offset, logprob in zip(tokens, offsets, logprobs, strict=True):
-        if not isinstance(offset, int) or not isinstance(token, str):
-            return None
-        if offset >= end or offset + max(len(token), 1) <= start:
-            continue
-        value = _finite(logprob)
+    for index in positions:
+        value = _finite(logprobs[index])
         if value is None:
             return None
         total += value
-        covered = covered or offset + len(token) >= end
-    return total if covered else None
+    return total
+
+
+def echo_agrees(first_token_top: Mapping[str, float], echo_top: Any, tolerance: float) -> bool:
+    """Whether an echo's distribution at the continuation's first position matches generation.
+
+    ``first_token_top`` is the top alternatives of the first token generated after the prompt;
+    ``echo_top`` the echo's ``top_logprobs`` entry at the continuation's first token. A server
+    that scores echoed tokens correctly gives the best generated token the same log-probability
+    there (llama-cpp-python's server does not: its echoed log-probabilities are shifted by one
+    position). Returns False when either side is empty.
+    """
+    if not first_token_top or not isinstance(echo_top, Mapping):
+        return False
+    token, value = next(iter(first_token_top.items()))
+    other = _finite(echo_top.get(token))
+    return other is not None and abs(other - value) <= tolerance
 
 
 class OpenAIBackend(ModelBackend):
@@ -330,9 +367,13 @@ class OpenAIBackend(ModelBackend):
         """
         return await gather_guarded(self._generate_one, requests)
 
-    async def _echo_scores(self, request: ChoiceRequest) -> dict[str, float] | None:
-        """Exact continuation log-likelihoods by echo; None when the server cannot echo."""
+    async def _echo_scores(
+        self, request: ChoiceRequest
+    ) -> tuple[dict[str, float], list[Any]] | None:
+        """Continuation log-likelihoods by echo, with each continuation's first-position
+        alternatives; None when the server refuses or ignores echo."""
         scores: dict[str, float] = {}
+        first_tops: list[Any] = []
         for letter, continuation in request.continuations.items():
             full = request.prompt + continuation
             try:
@@ -350,51 +391,62 @@ class OpenAIBackend(ModelBackend):
                     raise
                 return None
             lp = getattr(_first_choice(result), "logprobs", None)
+            tokens = getattr(lp, "tokens", None) or []
+            offsets = getattr(lp, "text_offset", None) or []
             value = continuation_logprob(
-                request.prompt,
-                full,
-                getattr(lp, "tokens", None) or [],
-                getattr(lp, "text_offset", None) or [],
-                getattr(lp, "token_logprobs", None) or [],
+                request.prompt, full, tokens, offsets, getattr(lp, "token_logprobs", None) or []
             )
-            if value is None:
+            positions = continuation_positions(len(request.prompt), len(full), tokens, offsets)
+            if value is None or not positions:
                 return None
+            tops = getattr(lp, "top_logprobs", None) or []
+            first_tops.append(tops[positions[0]] if positions[0] < len(tops) else None)
             scores[letter] = value
-        return scores
+        return scores, first_tops
 
-    async def _first_token_scores(self, request: ChoiceRequest) -> Response:
-        start = time.perf_counter()
+    async def _first_token_top(
+        self, prompt: str
+    ) -> tuple[tuple[dict[str, float], ...] | None, Usage]:
+        """The first generated token's top alternatives after ``prompt``, and the usage."""
         k = CHOICE_TOP_K[self.api]
         if self.api == "chat":
             result = await self._call(
                 "chat",
                 model=self.model,
-                messages=[{"role": "user", "content": request.prompt}],
+                messages=[{"role": "user", "content": prompt}],
                 max_tokens=1,
                 temperature=0.0,
                 logprobs=True,
                 top_logprobs=k,
             )
-            top = _chat_top_logprobs(_first_choice(result))
-        else:
-            result = await self._call(
-                "completions",
-                model=self.model,
-                prompt=request.prompt,
-                max_tokens=1,
-                temperature=0.0,
-                logprobs=k,
-            )
-            top = _completion_top_logprobs(_first_choice(result))
-        latency = time.perf_counter() - start
+            return _chat_top_logprobs(_first_choice(result)), _usage(result)
+        result = await self._call(
+            "completions",
+            model=self.model,
+            prompt=prompt,
+            max_tokens=1,
+            temperature=0.0,
+            logprobs=k,
+        )
+        return _completion_top_logprobs(_first_choice(result)), _usage(result)
+
+    def _first_token_response(
+        self,
+        request: ChoiceRequest,
+        top: tuple[dict[str, float], ...] | None,
+        usage: Usage,
+        latency: float,
+    ) -> Response:
+        k = CHOICE_TOP_K[self.api]
         if not top:
             return Response(
                 error=f"{self.spec}: the server returned no logprobs for choice scoring",
-                usage=_usage(result),
+                usage=usage,
                 latency_s=latency,
             )
         scores = {
-            letter: match_first_token(top[0], c) for letter, c in request.continuations.items()
+            letter: match_first_token(top[0], text)
+            for letter, text in request.continuations.items()
         }
         missing = sorted(letter for letter, v in scores.items() if v == -math.inf)
         if missing:
@@ -406,39 +458,53 @@ class OpenAIBackend(ModelBackend):
                     "alternatives (first-token choice scoring only handles one-token choices)"
                 ),
                 top_logprobs=top[:1],
-                usage=_usage(result),
+                usage=usage,
                 latency_s=latency,
             )
         return Response(
-            choice_logprobs=scores, top_logprobs=top[:1], usage=_usage(result), latency_s=latency
+            choice_logprobs=scores, top_logprobs=top[:1], usage=usage, latency_s=latency
         )
 
     async def _score_one(self, request: ChoiceRequest) -> Response:
         if not request.continuations:
             return Response(error="choice scoring needs at least one continuation")
-        try_echo = self.choice_scoring == "echo" or (
-            self.choice_scoring == "auto"
-            and self.api == "completions"
-            and self._echo_ok is not False
-        )
-        if try_echo:
-            start = time.perf_counter()
-            scores = await self._echo_scores(request)
-            if scores is not None:
+        start = time.perf_counter()
+        auto_echo = self.api == "completions" and self._echo_ok is not False
+        if self.choice_scoring == "echo" or (self.choice_scoring == "auto" and auto_echo):
+            top: tuple[dict[str, float], ...] | None = None
+            usage = Usage()
+            verify = self._echo_ok is None and self.choice_scoring == "auto"
+            if verify:
+                top, usage = await self._first_token_top(request.prompt)
+            echoed = await self._echo_scores(request)
+            reason = "the server refused or ignored echo"
+            first = top[0] if top else {}
+            if (
+                echoed is not None
+                and verify
+                and not any(echo_agrees(first, t, ECHO_TOLERANCE) for t in echoed[1])
+            ):
+                reason = "its echoed logprobs disagree with generation (shifted positions?)"
+                echoed = None
+            if echoed is not None:
                 self._echo_ok = True
                 self.choice_paths["echo"] += 1
-                return Response(choice_logprobs=scores, latency_s=time.perf_counter() - start)
+                return Response(choice_logprobs=echoed[0], latency_s=time.perf_counter() - start)
             if self.choice_scoring == "echo":
                 raise APIRequestError(
-                    f"{self.spec}: the server does not echo prompt logprobs "
+                    f"{self.spec}: cannot score choices by echo: {reason} "
                     "(use choice_scoring 'first_token' or --scoring generate)",
                     status_code=400,
                     fatal=True,
                 )
-            log.warning("%s cannot echo prompt logprobs; scoring by first token", self.spec)
+            log.warning("%s: %s; scoring choices by first token from now on", self.spec, reason)
             self._echo_ok = False
+            if verify:
+                self.choice_paths["first_token"] += 1
+                return self._first_token_response(request, top, usage, time.perf_counter() - start)
         self.choice_paths["first_token"] += 1
-        return await self._first_token_scores(request)
+        top, usage = await self._first_token_top(request.prompt)
+        return self._first_token_response(request, top, usage, time.perf_counter() - start)
 
     async def score_choices(self, requests: Sequence[ChoiceRequest]) -> list[Response]:
         """Return each request's continuation log-likelihoods in ``Response.choice_logprobs``.
@@ -450,4 +516,11 @@ class OpenAIBackend(ModelBackend):
         return await gather_guarded(self._score_one, requests)
 
 
-__all__ = ["OpenAIBackend", "TransientError", "continuation_logprob", "match_first_token"]
+__all__ = [
+    "OpenAIBackend",
+    "TransientError",
+    "continuation_logprob",
+    "continuation_positions",
+    "echo_agrees",
+    "match_first_token",
+]
