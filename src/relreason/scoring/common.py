@@ -121,13 +121,21 @@ def match_option_text(
     Comparison is on :func:`normalize_text` keys. With ``prefix=True`` the text may also go on
     after the option text (e.g. an explanation); the longest matching option wins, so "North"
     does not shadow "Northeast". An empty key or a tie between equal option texts gives None.
-    Never raises.
+    Only the head of a long text is normalised (a few times the longest option), which keeps
+    reading long outputs fast. Never raises.
     """
-    key = normalize_text(text)
+    keys = normalized_choices(choice_texts)
+    longest = max((len(option) for option in keys), default=0)
+    limit = 4 * longest + 64
+    key = normalize_text(text[:limit])
     if not key:
         return None
-    keys = normalized_choices(choice_texts)
-    exact = [i for i, option in enumerate(keys) if option and option == key]
+    complete = len(text) <= limit or len(key) > longest
+    if complete:
+        exact = [i for i, option in enumerate(keys) if option and option == key]
+    else:  # a long text whose head is short (white space runs): compare in full
+        full = normalize_text(text)
+        exact = [i for i, option in enumerate(keys) if option and option == full]
     if exact:
         return exact[0] if len(exact) == 1 else None
     if not prefix:

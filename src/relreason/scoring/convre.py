@@ -49,6 +49,8 @@ _STATEMENT = re.compile(
 _FIELD_LETTER = re.compile(
     r"[\"']?(?i:answer)[\"']?\s*:\s*[\"']?\s*\(?([AB])\)?(?![A-Za-z0-9\u00C0-\u024F])"
 )
+_OPEN = re.compile(r"\{")
+_CLOSE = re.compile(r"\}")
 _FIELD_TEXT = re.compile(r"[\"'](?i:answer)[\"']\s*:\s*([\"'])(.*?)\1", re.DOTALL)
 
 
@@ -178,17 +180,17 @@ def _read_cot(text: str, choice_texts: tuple[str, str]) -> _Read | None:
 def _find_object(text: str) -> tuple[dict[Any, Any], str] | None:
     """Return the first dict literal in ``text`` with how it parsed ("json" or "literal")."""
     decoder = json.JSONDecoder()
-    starts = [m.start() for m in re.finditer(r"\{", text)][:_MAX_OBJECT_STARTS]
+    starts = [m.start() for m in _OPEN.finditer(text)][:_MAX_OBJECT_STARTS]
     for start in starts:
         try:
             obj, _ = decoder.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj = None
         if isinstance(obj, dict):
             return obj, "json"
-        ends = [m.start() for m in re.finditer(r"\}", text[start:])][:_MAX_OBJECT_ENDS]
+        ends = [m.start() for m in _CLOSE.finditer(text, start)][:_MAX_OBJECT_ENDS]
         for end in ends:
-            candidate = text[start : start + end + 1]
+            candidate = text[start : end + 1]
             if len(candidate) > _MAX_LITERAL_CHARS:
                 break
             try:

@@ -21,6 +21,8 @@ from relreason.errors import UsageError
 from relreason.scoring.common import (
     match_option_text,
     normalize_output,
+    normalize_text,
+    normalized_choices,
     pre_score,
     status_for,
 )
@@ -44,21 +46,23 @@ _FEW_SHOT_TRIGGER = "A:"
 _LATIN = r"A-Za-z0-9\u00C0-\u024F"
 _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u3002\uff0e"
 _PREFIXES = re.compile(
-    r"(?i:\b(?:answer|choice|option)(?!s)\s*(?:is|would\s+be|should\s+be|will\s+be|must\s+be|[:=])"
+    r"(?=[AaCcOoIiRr正答选選应應解回정답])"  # cheap first-character filter
+    r"(?:(?i:\b(?:answer|choice|option)(?!s)\s*(?:is|would\s+be|should\s+be|will\s+be|must\s+be|[:=])"
     r"|\bi\s+(?:would\s+)?(?:choose|select|pick|go\s+with)"
     r"|\br[ée]ponse(?!s)\s*(?:correcte\s*|juste\s*)?(?:est|serait|[:=])"
     r"|\b(?:choix|option)\s*(?:est|[:=]))"
     r"|(?:正确答案|答案|正确选项|选项|選項|应选|應選|选择|選擇|选|選)"
     r"\s*(?:应该是|應該是|应为|應為|是|为|為|[:=])?"
     r"|(?:答え|正解|解答|回答)\s*(?:は|[:=])"
-    r"|(?:정답|답변|답)\s*(?:은|는|이|[:=])"
+    r"|(?:정답|답변|답)\s*(?:은|는|이|[:=]))"
 )
 _AFTER_PREFIX = re.compile(
     r"\s*:?\s*(?i:option\s+|choice\s+|l'option\s+|选项|選項)?[\"'(\[*「『]*\s*([A-G])"
     rf"(?![{_LATIN}])"
 )
 _LABEL = re.compile(
-    rf"(?<![{_LATIN}])(?:\(([A-G])\)|([A-G])\))|^[ \t*]*([A-G])[ \t]*[.:](?![{_LATIN}])",
+    rf"(?=[(A-G \t*])(?:(?<![{_LATIN}])(?:\(([A-G])\)|([A-G])\))"
+    rf"|^[ \t*]*([A-G])[ \t]*[.:](?![{_LATIN}]))",
     re.MULTILINE,
 )
 _LEADING_BARE = re.compile(rf"\**([A-G])\**(?:\s*$|[ \t]*\n|(?=[{_CJK}]))")
@@ -220,19 +224,38 @@ def _statements(
         named = match_option_text(text[prefix.end() :], choice_texts, prefix=True)
         if named is not None and named < len(choices):
             found.append(_Statement(prefix.end(), choices[named], True, False))
-    labels: list[tuple[_Statement, bool]] = []
+    labels: list[tuple[_Statement, int]] = []
     for label in _LABEL.finditer(text):
         letter = label.group(1) or label.group(2) or label.group(3)
         if letter not in choices:
             continue
         named = match_option_text(text[label.end() :], choice_texts, prefix=True)
-        own = named is not None and not _contradicts(named, letter, choices)
         bad = label.group(3) is None and _contradicts(named, letter, choices)
-        labels.append((_Statement(label.start(), letter, label.start() == 0, bad), own))
-    listing = len({s.letter for s, own in labels if own}) >= 2
-    found.extend(s for s, own in labels if not (listing and own))
+        labels.append((_Statement(label.start(), letter, label.start() == 0, bad), label.end()))
+    listed = _listed(text, labels, choices, choice_texts)
+    found.extend(s for i, (s, _) in enumerate(labels) if i not in listed)
     found.sort(key=lambda s: s.position)
     return found
+
+
+def _listed(
+    text: str,
+    labels: list[tuple[_Statement, int]],
+    choices: tuple[str, ...],
+    choice_texts: tuple[str, ...],
+) -> set[int]:
+    """Indices of labels that list the options back ("A) East B) West ..."): a label whose own
+    option text is all that stands before the next label, and that next label."""
+    keys = normalized_choices(choice_texts)
+    listed: set[int] = set()
+    for i in range(len(labels) - 1):
+        statement, end = labels[i]
+        index = choices.index(statement.letter)
+        key = keys[index] if index < len(keys) else ""
+        gap = text[end : labels[i + 1][0].position]
+        if key and len(gap) <= 4 * len(key) + 16 and normalize_text(gap) == key:
+            listed.update((i, i + 1))
+    return listed
 
 
 def _named_after(text: str, end: int, choice_texts: tuple[str, ...]) -> int | None:
