@@ -59,6 +59,7 @@ def item(gold: str = "B", texts: tuple[str, str] = RE2TEXT) -> EvalItem:
         ("Based on the instruction, the answer is B.", "B", "pattern"),
         ("I think the correct choice is (A) here.", "A", "pattern"),
         ("The answer is A. Wait, no: the answer is B", "B", "pattern"),
+        ("So the answer is B: Find an entity that anthony fauci is employed by.", "B", "pattern"),
     ],
 )
 def test_non_cot_forms(output: str, letter: str, method: str) -> None:
@@ -76,6 +77,8 @@ def test_non_cot_forms(output: str, letter: str, method: str) -> None:
         "A: Find an entity that anthony fauci is employed by.",  # letter with the other text
         "Instruction: (x, works for, y) indicates that y works for x.",
         "the answer is b",
+        "So the answer is A: Find an entity that anthony fauci is employed by.",
+        "I believe the correct choice is (B) Find an entity that works for anthony fauci.",
     ],
 )
 def test_non_cot_unreadable(output: str) -> None:

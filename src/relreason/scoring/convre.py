@@ -148,10 +148,17 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
     named = match_option_text(first, choice_texts)
     if named is not None:
         return _Read(LETTERS[named], "option_text")
-    statements = _STATEMENT.findall(text)
-    if statements:
-        return _Read(statements[-1], "pattern")
-    return _Read(None, "none", "no answer statement found")
+    statements = list(_STATEMENT.finditer(text))
+    if not statements:
+        return _Read(None, "none", "no answer statement found")
+    last = statements[-1]
+    letter = last.group(1)
+    rest = text[last.end() :]
+    if rest[:1] in (":", ")", "."):
+        named = match_option_text(rest[1:], choice_texts, prefix=True)
+        if named is not None and LETTERS[named] != letter:
+            return _Read(None, "none", f"contradictory: {letter} followed by the other choice")
+    return _Read(letter, "pattern")
 
 
 def _read_cot(text: str, choice_texts: tuple[str, str]) -> _Read | None:
