@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
-from tenacity.wait import wait_base, wait_exponential_jitter
+from tenacity.wait import wait_base, wait_exponential, wait_random
 
 import relreason
 from relreason.cache import ResponseCache, cache_key, stable_identity
@@ -256,7 +256,7 @@ class _RetryAfterOrBackoff(wait_base):
     backoff with jitter."""
 
     def __init__(self, initial: float, maximum: float, rng: random.Random) -> None:
-        self._backoff = wait_exponential_jitter(initial=initial, max=maximum, jitter=initial)
+        self._backoff = wait_exponential(multiplier=initial, max=maximum) + wait_random(0, initial)
         self._rng = rng
 
     def __call__(self, retry_state: RetryCallState) -> float:

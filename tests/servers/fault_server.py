@@ -30,7 +30,43 @@ from collections import Counter
 from types import TracebackType
 from typing import Any
 
+from relreason.types import EvalItem, Extraction, Response, Task
+
 FAULTS = ("429", "500", "503", "hang", "drop", "truncated")
+
+
+def toy_scorer(item: EvalItem, response: Response) -> Extraction:
+    """Read a bare letter (what this server answers); anything else is unparseable."""
+    text = (response.text or "").strip()
+    scores = response.choice_logprobs
+    if scores:
+        text = max(scores, key=lambda letter: scores[letter])
+    if text in item.choices:
+        return Extraction(text, "correct" if text == item.gold else "wrong", "clean")
+    return Extraction(None, "no_answer" if not text else "unparseable", "none")
+
+
+def toy_task(n: int = 40, *, name: str = "toy", second_stage: bool = False) -> Task:
+    """A small A/B task built by hand (no benchmark data needed), labelled by a fake relation."""
+    items = tuple(
+        EvalItem(
+            index=i,
+            item_id=f"toy/{i}",
+            prompt=f"Question {i} of {name}: which is it?\nAnswer:",
+            gold="AB"[(i * 7) % 3 % 2],
+            choices=("A", "B"),
+            choice_texts=("first", "second"),
+            labels={"relation": f"rel{i % 3}", "tags": ["x", f"y{i % 2}"]},
+        )
+        for i in range(n)
+    )
+    stage = (
+        (lambda item, out: f"{item.prompt} {out}\nTherefore the answer is")
+        if second_stage
+        else None
+    )
+    description = {"benchmark": "toy", "name": name, "n": n, "second_stage": second_stage}
+    return Task("toy", name, description, items, toy_scorer, second_stage=stage)
 
 
 def answer_letter(prompt: str, letters: str = "AB") -> str:
@@ -184,7 +220,7 @@ class FaultServer:
         """Serve one request on a kept-alive connection; return whether to keep reading."""
         head = await reader.readuntil(b"\r\n\r\n")
         lines = head.decode("latin-1").split("\r\n")
-        method, path, _ = (lines[0].split(" ") + ["", ""])[:3]
+        method, path, _ = [*lines[0].split(" "), "", ""][:3]
         headers = {
             k.strip().lower(): v.strip() for k, _, v in (x.partition(":") for x in lines[1:] if x)
         }
