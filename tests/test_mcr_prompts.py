@@ -139,7 +139,10 @@ def test_build_task(shared_data: Path) -> None:
     task = mcr.build_task("Japanese", "zero_shot_cot", mode="paper", data_dir=shared_data)
     assert task.benchmark == "mcr" and task.name == "mcr/ja/zsc"
     assert len(task.items) == SIZES["ja"]
-    assert task.second_stage is scoring.zsc_second_stage
+    # Paper mode reads the reasoning itself, as the official code did: no second stage.
+    assert task.second_stage is None
+    robust = mcr.build_task("ja", "zsc", mode="robust", data_dir=shared_data)
+    assert robust.second_stage is scoring.zsc_second_stage
     desc = json.loads(json.dumps(task.description))
     assert desc["language"] == "ja" and desc["method"] == "zsc" and desc["mode"] == "paper"
     assert desc["exemplars"] is None

@@ -423,8 +423,9 @@ def build_task(
     """Return the MCR ``Task`` for a language and method, scored in ``mode``.
 
     The name is ``mcr/<code>/<method>``; the description (JSON-ready) records language, method,
-    mode, exemplar source and checksums. For ``zsc`` the task carries the answer-extraction
-    second stage. Raises ``UsageError`` for unknown names, ``DataError`` for malformed data.
+    mode, exemplar source and checksums. For ``zsc`` read in ``robust`` mode the task carries the
+    zero-shot-CoT answer-extraction second stage; in ``paper`` mode it does not, since the
+    official code applied its letter rule to the reasoning itself. Raises ``UsageError`` for unknown names, ``DataError`` for malformed data.
     """
     code = normalize_language(language)
     name = normalize_method(method)
@@ -453,7 +454,7 @@ def build_task(
         description=description,
         items=items,
         scorer=functools.partial(score_mcr, mode=scoring_mode, few_shot=name.startswith("fs")),
-        second_stage=zsc_second_stage if name == "zsc" else None,
+        second_stage=zsc_second_stage if name == "zsc" and scoring_mode == "robust" else None,
     )
 
 
