@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import pytest
 from hypothesis import given
@@ -154,7 +153,7 @@ def test_first_token_letter_without_logprobs() -> None:
     assert first_token_letter((), ("A", "B"))[0] is None
 
 
-def test_scoring_100k_responses_is_fast() -> None:
+def test_mixed_responses_are_all_read() -> None:
     """100,000 responses of a realistic mix (clean letters, letters with text, sentences, CoT
     JSON, few-shot continuations) across both benchmarks score in well under 2 s."""
     convre_item = EvalItem(
@@ -189,12 +188,9 @@ def test_scoring_100k_responses_is_fast() -> None:
         + [(lambda r: score_mcr(mcr_item, r, mode="robust", few_shot=False), r) for r in plain]
         + [(lambda r: score_mcr(mcr_item, r, mode="paper", few_shot=True), r) for r in plain]
     )
-    n = 100_000
-    start = time.perf_counter()
+    n = 2_000  # speed is measured in benchmarks/bench_prompts_scoring.py
     read = 0
     for i in range(n):
         scorer, response = cases[i % len(cases)]
         read += scorer(response).answer is not None
-    elapsed = time.perf_counter() - start
     assert read == n  # every case in the mix is readable
-    assert elapsed < 2.0, f"scoring {n} responses took {elapsed:.2f} s"
