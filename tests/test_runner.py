@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from servers.fault_server import toy_task
 
 from relreason.errors import UsageError
 from relreason.models.base import ModelBackend, TransientError
@@ -26,6 +25,7 @@ from relreason.models.baselines import BaselineBackend
 from relreason.results import RECORD_FIELDS, load_records, summarize
 from relreason.runner import RunOptions, run_task
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response, Usage
+from servers.fault_server import toy_task
 
 
 class ScriptedBackend(ModelBackend):

@@ -93,6 +93,7 @@ class FaultServer:
     ``fault_rate``: the share of requests that fail (0 for a clean server). ``kinds``: which
     faults to draw from. ``hang_s``: how long a hung request sleeps before the connection is
     dropped (make it longer than the client's time-out). ``retry_after``: the 429's header value.
+    ``delay_s``: how long every answer takes (to make a run slow enough to kill midway).
     """
 
     def __init__(
@@ -106,6 +107,7 @@ class FaultServer:
         max_faults_per_prompt: int = 2,
         letters: str = "AB",
         port: int = 0,
+        delay_s: float = 0.0,
     ) -> None:
         self.fault_rate = fault_rate
         self.seed = seed
@@ -115,6 +117,7 @@ class FaultServer:
         self.max_faults_per_prompt = max_faults_per_prompt
         self.letters = letters
         self.port = port
+        self.delay_s = delay_s
         self.counts: Counter[str] = Counter()
         self.answered: Counter[str] = Counter()
         self.faults: Counter[str] = Counter()
@@ -248,6 +251,8 @@ class FaultServer:
             return False
         if fault == "drop":
             return False
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
         data = json.dumps(self._completion(path, body, prompt)).encode()
         if fault == "truncated":
             data = data[: len(data) // 2]
