@@ -7,6 +7,7 @@ The Messages API gives no log-probabilities, so ``score_choices`` is not availab
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -17,10 +18,10 @@ from relreason.models.base import ModelBackend
 from relreason.models.errors_map import (
     LOCAL_KEY_PLACEHOLDER,
     UnreadableResponseError,
+    check_base_url,
     gather_guarded,
     public_url,
     translate,
-    url_secrets,
 )
 from relreason.types import ChoiceRequest, GenerationRequest, Response, Usage
 
@@ -80,12 +81,13 @@ class AnthropicBackend(ModelBackend):
             if base_url is None:
                 raise UsageError(f"set {API_KEY_ENV} in the environment to use the Anthropic API")
             key = LOCAL_KEY_PLACEHOLDER
-        url = base_url or DEFAULT_BASE_URL
+        url = check_base_url(base_url or DEFAULT_BASE_URL)
         self._anthropic = anthropic
-        self._secrets = tuple(s for s in [key, *url_secrets(url)] if s)
-        self._client = anthropic.AsyncAnthropic(
-            api_key=key, base_url=url, timeout=timeout, max_retries=0
-        )
+        self._secrets = (key,)
+        self._url = url
+        self._key = key
+        self._sdk_client: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.model = model
         self.base_url = public_url(url)
         self.timeout = timeout
@@ -104,7 +106,20 @@ class AnthropicBackend(ModelBackend):
 
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
-        await self._client.close()
+        client, loop = self._sdk_client, self._loop
+        self._sdk_client, self._loop = None, None
+        if client is not None and loop is asyncio.get_running_loop():
+            await client.close()
+
+    def _client(self) -> Any:
+        """The SDK client for the running event loop (its connections are bound to one loop)."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop or self._sdk_client is None:
+            self._sdk_client = self._anthropic.AsyncAnthropic(
+                api_key=self._key, base_url=self._url, timeout=self.timeout, max_retries=0
+            )
+            self._loop = loop
+        return self._sdk_client
 
     async def _generate_one(self, request: GenerationRequest) -> Response:
         params = request.params
@@ -118,7 +133,7 @@ class AnthropicBackend(ModelBackend):
             kwargs["stop_sequences"] = list(params.stop)
         start = time.perf_counter()
         try:
-            message = await self._client.messages.create(**kwargs)
+            message = await self._client().messages.create(**kwargs)
             text = _text_of(message)
         except Exception as exc:
             mapped = translate(

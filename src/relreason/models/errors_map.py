@@ -20,11 +20,11 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import pydantic
 
-from relreason.errors import RelreasonError
+from relreason.errors import RelreasonError, UsageError
 from relreason.models.base import TransientError
 from relreason.types import Response
 
@@ -91,12 +91,21 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
 
 
-def url_secrets(url: str) -> list[str]:
-    """Return the user, password and query values of ``url`` (to scrub from messages)."""
+def check_base_url(url: str) -> str:
+    """Return ``url`` when it is an http(s) URL without user, password or query string.
+
+    Raises ``UsageError`` otherwise (showing the URL without its credentials): HTTP libraries
+    log request URLs, so a secret inside one would leak; keys belong in the environment.
+    """
     parts = urlsplit(url)
-    found = [s for s in (parts.username, parts.password) if s]
-    found += [value for _, value in parse_qsl(parts.query) if value]
-    return found
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"base URL {public_url(url)!r} is not an http(s) URL")
+    if parts.username or parts.password or parts.query:
+        raise UsageError(
+            f"base URL {public_url(url)!r} must not carry a user, password or query string; "
+            "put the API key in the environment"
+        )
+    return url
 
 
 def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
@@ -193,7 +202,7 @@ def translate(
         return TransientError(
             scrub(f"{service}: connection failed: {type(cause).__name__}: {cause}", secrets)
         )
-    if isinstance(exc, sdk.APIResponseValidationError | _UNREADABLE):
+    if isinstance(exc, (sdk.APIResponseValidationError, *_UNREADABLE)):
         return TransientError(
             scrub(f"{service}: unreadable response body: {type(exc).__name__}: {exc}", secrets)
         )

@@ -9,6 +9,7 @@ in turn.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import os
@@ -23,10 +24,10 @@ from relreason.models.errors_map import (
     LOCAL_KEY_PLACEHOLDER,
     APIRequestError,
     UnreadableResponseError,
+    check_base_url,
     gather_guarded,
     public_url,
     translate,
-    url_secrets,
 )
 from relreason.types import ChoiceRequest, GenerationRequest, Response, Usage
 
@@ -227,11 +228,8 @@ class OpenAIBackend(ModelBackend):
             raise UsageError("an OpenAI-compatible backend needs a model name")
         if timeout <= 0:
             raise UsageError(f"timeout must be positive, not {timeout}")
-        urls = (
-            list(base_urls)
-            if base_urls
-            else [os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL]
-        )
+        default_url = os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        urls = [check_base_url(u) for u in (base_urls or [default_url])]
         key = os.environ.get(api_key_env, "")
         if not key:
             if not base_urls:
@@ -241,15 +239,15 @@ class OpenAIBackend(ModelBackend):
                 )
             key = LOCAL_KEY_PLACEHOLDER
         self._openai = openai
-        self._secrets = tuple(s for s in [key, *(x for u in urls for x in url_secrets(u))] if s)
-        self._clients = [
-            openai.AsyncOpenAI(api_key=key, base_url=url, timeout=timeout, max_retries=0)
-            for url in urls
-        ]
+        self._secrets = (key,)
+        self._urls = urls
+        self._key = key
+        self._clients: list[Any] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.model = model
         self.api: Api = api
         self.timeout = timeout
-        self.base_urls = tuple(public_url(u) for u in urls)
+        self.base_urls = tuple(public_url(u) for u in urls)  # no trailing slash
         self.spec = spec or f"openai:{model}"
         self.choice_scoring: ChoiceScoring = choice_scoring
         self.concurrency = concurrency or 4 * len(urls)
@@ -274,11 +272,31 @@ class OpenAIBackend(ModelBackend):
 
     async def aclose(self) -> None:
         """Close every SDK client's connections."""
-        for client in self._clients:
-            await client.close()
+        clients, loop = self._clients, self._loop
+        self._clients, self._loop = [], None
+        if loop is asyncio.get_running_loop():  # clients of a finished loop cannot be closed
+            for client in clients:
+                await client.close()
+
+    def _client(self, index: int) -> Any:
+        """The SDK client of base URL ``index`` for the running event loop.
+
+        Clients hold connections bound to one event loop, so a new loop (a new ``asyncio.run``)
+        gets new clients.
+        """
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._clients = [
+                self._openai.AsyncOpenAI(
+                    api_key=self._key, base_url=url, timeout=self.timeout, max_retries=0
+                )
+                for url in self._urls
+            ]
+            self._loop = loop
+        return self._clients[index]
 
     def _pick(self) -> int:
-        n = len(self._clients)
+        n = len(self._urls)
         order = [(self._next + i) % n for i in range(n)]
         best = min(order, key=lambda i: self._in_flight[i])
         self._next = (best + 1) % n
@@ -290,7 +308,7 @@ class OpenAIBackend(ModelBackend):
         Raises ``TransientError`` or ``APIRequestError`` (scrubbed) for failures.
         """
         index = self._pick()
-        client = self._clients[index]
+        client = self._client(index)
         self._in_flight[index] += 1
         self.requests_per_url[self.base_urls[index]] += 1
         service = f"OpenAI-compatible server {self.base_urls[index]}"

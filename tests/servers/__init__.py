@@ -1,0 +1,1 @@
+"""Real local HTTP servers for the API backend tests: llama.cpp's server and a scripted stub."""
