@@ -8,6 +8,7 @@ The Messages API gives no log-probabilities, so ``score_choices`` is not availab
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -45,8 +46,10 @@ class AnthropicBackend(ModelBackend):
     """A Claude model: ``generate`` sends the prompt as one user message.
 
     ``base_url`` points at another Messages-API server (a proxy or gateway); with it, a missing
-    key is replaced by a placeholder. ``temperature``, ``max_new_tokens`` and ``stop`` come from
-    the request; the Messages API has no seed and no log-probabilities.
+    key is replaced by a placeholder. ``max_new_tokens`` and ``stop`` come from the request;
+    ``temperature`` too when the installed SDK still accepts it (recent ``anthropic`` releases
+    dropped it from the Messages API: then the model's default sampling is used, and
+    ``describe()`` says so). The Messages API has no seed and no log-probabilities.
     """
 
     batch_size = 1
@@ -93,6 +96,8 @@ class AnthropicBackend(ModelBackend):
         self.timeout = timeout
         self.spec = spec or f"anthropic:{model}"
         self.concurrency = concurrency
+        create = anthropic.AsyncAnthropic(api_key="unused", base_url=url).messages.create
+        self.sends_temperature = "temperature" in inspect.signature(create).parameters
 
     def describe(self) -> Mapping[str, Any]:
         """Return spec, model, the credential-free base URL and the timeout."""
@@ -102,6 +107,7 @@ class AnthropicBackend(ModelBackend):
             "model": self.model,
             "base_url": self.base_url,
             "timeout": self.timeout,
+            "temperature": "from the request" if self.sends_temperature else "model default",
         }
 
     async def aclose(self) -> None:
@@ -126,9 +132,10 @@ class AnthropicBackend(ModelBackend):
         kwargs: dict[str, Any] = {
             "model": self.model,
             "max_tokens": params.max_new_tokens,
-            "temperature": params.temperature,
             "messages": [{"role": "user", "content": request.prompt}],
         }
+        if self.sends_temperature:
+            kwargs["temperature"] = params.temperature
         if params.stop:
             kwargs["stop_sequences"] = list(params.stop)
         start = time.perf_counter()
