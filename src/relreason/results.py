@@ -209,14 +209,16 @@ class RecordWriter:
         self._handle: IO[str] = open(self.file, "a", encoding="utf-8")  # noqa: SIM115
         self._last_sync = time.monotonic()
 
-    def append(self, record: Mapping[str, Any]) -> None:
-        """Write one record line and flush it."""
-        self._handle.write(record_line(record))
+    def append(self, record: Mapping[str, Any]) -> str:
+        """Write one record line and flush it; return the line."""
+        line = record_line(record)
+        self._handle.write(line)
         self._handle.flush()
         now = time.monotonic()
         if now - self._last_sync >= _FSYNC_EVERY_S:
             os.fsync(self._handle.fileno())
             self._last_sync = now
+        return line
 
     def close(self) -> None:
         """Fsync and close the file."""
@@ -226,10 +228,16 @@ class RecordWriter:
             self._handle.close()
 
 
-def write_sorted_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
-    """Rewrite ``records.jsonl`` with ``records`` sorted by index, atomically."""
+def write_sorted_records(
+    path: Path, records: Iterable[Mapping[str, Any]], lines: Mapping[int, str] | None = None
+) -> None:
+    """Rewrite ``records.jsonl`` with ``records`` sorted by index, atomically.
+
+    ``lines`` may hold already serialised lines by index (reused when given)."""
+    known = lines or {}
     ordered = sorted(records, key=lambda r: int(r["index"]))
-    atomic_write_text(path / RECORDS, "".join(record_line(r) for r in ordered))
+    text = "".join(known.get(int(r["index"])) or record_line(r) for r in ordered)
+    atomic_write_text(path / RECORDS, text)
 
 
 @dataclass

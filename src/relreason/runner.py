@@ -282,6 +282,22 @@ def _error_text(error: BaseException, timeout: float) -> str:
     return scrub_secrets(f"{type(error).__name__}: {text}")
 
 
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _json_labels(labels: Mapping[str, Any]) -> dict[str, Any]:
+    """Labels as JSON-ready values (fast path for plain values and lists of them)."""
+    out: dict[str, Any] = {}
+    for key, value in labels.items():
+        if isinstance(value, _PLAIN):
+            out[key] = value
+        elif isinstance(value, list | tuple) and all(isinstance(v, _PLAIN) for v in value):
+            out[key] = list(value)
+        else:
+            out[key] = json.loads(json.dumps(value, default=str))
+    return out
+
+
 @dataclass
 class _Item:
     """One item on its way through the stages."""
@@ -329,6 +345,7 @@ class _Engine:
             options.params, max_new_tokens=options.second_stage_max_new_tokens
         )
         self._pending_puts: list[tuple[str, Response]] = []
+        self.lines: dict[int, str] = {}
         self.params_json = options.to_json()["params"]
         self.second_params_json = {
             **self.params_json,
@@ -488,7 +505,7 @@ class _Engine:
         """Score one item, append its record and count it."""
         record = self._record(w)
         self.records[w.item.index] = record
-        self.writer.append(record)
+        self.lines[w.item.index] = self.writer.append(record)
         failed = record["status"] == "failed"
         self.progress.advance(self.progress_id, correct=bool(record["correct"]), failed=failed)
 
@@ -514,7 +531,7 @@ class _Engine:
             "attempts": w.attempts,
             "cached": w.cached and bool(responses),
             "error": None,
-            "labels": json.loads(json.dumps(dict(item.labels), default=str)),
+            "labels": _json_labels(item.labels),
         }
         if w.error is not None or scored is None:
             verdict = {
@@ -632,7 +649,7 @@ async def arun_task(
         if own_progress:
             display.close()
 
-    write_sorted_records(out_dir, records.values())
+    write_sorted_records(out_dir, records.values(), engine.lines)
     selected_done = all(item.index in records for item in selected)
     summary = summarize(
         records.values(),
@@ -669,22 +686,31 @@ def run_task(
     model_options: Mapping[str, Any] | None = None,
     data_dir: Path | None = None,
     prices_file: Path | None = None,
+    close_backend: bool = True,
 ) -> RunSummary:
     """Synchronous :func:`arun_task` (starts its own event loop; not for use inside one).
 
+    The event loop ends with the run, and API clients' connections are bound to it, so the
+    backend is closed (``aclose``) before it ends unless ``close_backend`` is False.
     Returns the run's summary; raises as :func:`arun_task` does.
     """
-    return asyncio.run(
-        arun_task(
-            task,
-            backend,
-            out_dir,
-            options,
-            model_options=model_options,
-            data_dir=data_dir,
-            prices_file=prices_file,
-        )
-    )
+
+    async def run() -> RunSummary:
+        try:
+            return await arun_task(
+                task,
+                backend,
+                out_dir,
+                options,
+                model_options=model_options,
+                data_dir=data_dir,
+                prices_file=prices_file,
+            )
+        finally:
+            if close_backend:
+                await backend.aclose()
+
+    return asyncio.run(run())
 
 
 def _override(options: RunOptions, override: Mapping[str, Any] | None) -> RunOptions:
@@ -762,13 +788,22 @@ def resume_run(
     task: EvalTask | None = None,
     backend: ModelBackend | None = None,
 ) -> RunSummary:
-    """Synchronous :func:`aresume_run`; returns the run's summary, raises as it does."""
-    return asyncio.run(
-        aresume_run(
-            out_dir,
-            data_dir=data_dir,
-            options_override=options_override,
-            task=task,
-            backend=backend,
-        )
-    )
+    """Synchronous :func:`aresume_run`; returns the run's summary, raises as it does.
+
+    A ``backend`` passed in is closed when the run's event loop ends (as in :func:`run_task`).
+    """
+
+    async def run() -> RunSummary:
+        try:
+            return await aresume_run(
+                out_dir,
+                data_dir=data_dir,
+                options_override=options_override,
+                task=task,
+                backend=backend,
+            )
+        finally:
+            if backend is not None:
+                await backend.aclose()
+
+    return asyncio.run(run())
