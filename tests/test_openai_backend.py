@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from relreason.errors import UsageError
 from relreason.models.base import TransientError
-from relreason.models.errors_map import APIRequestError
+from relreason.models.errors_map import APIRequestError, parse_retry_after, scrub
 from relreason.models.openai_backend import (
     OpenAIBackend,
     continuation_logprob,
@@ -484,3 +484,40 @@ def test_two_llama_servers_both_receive_requests(llama: LlamaServer) -> None:
         counts = [a - b for a, b in zip(after, before, strict=True)]
         assert counts == [2, 2]
         assert sorted(backend.requests_per_url.values()) == [2, 2]
+
+
+@pytest.mark.server
+def test_only_one_concurrent_request_checks_echo(stub: ApiStub) -> None:
+    stub.echo_support = "shifted"
+    backend = backend_for(stub, api="completions")
+    first, second = top_k(toy_distribution("Answer:"), 2)  # one-character "tokens"
+    request = ChoiceRequest("Answer:", {"A": first, "B": second})
+
+    async def runner_like() -> list[list[Response]]:
+        try:
+            return await asyncio.gather(*(backend.score_choices([request]) for _ in range(4)))
+        finally:
+            await backend.aclose()
+
+    results = asyncio.run(runner_like())
+    assert all(r[0].choice_logprobs is not None for r in results), results
+    echoes = [body for _, _, body in stub.requests if body.get("echo")]
+    assert len(echoes) == 2  # one per continuation of the first request, then remembered
+    assert backend.choice_paths == {"first_token": 4}
+
+
+@given(st.text(alphabet="abcdefXYZ0123456789-_", min_size=4, max_size=30), st.text(max_size=200))
+def test_scrub_removes_every_occurrence_of_a_secret(secret: str, text: str) -> None:
+    planted = f"{text}{secret}{text}Bearer {secret} {secret}"
+    cleaned = scrub(planted, [secret])
+    assert secret not in cleaned
+
+
+@given(st.floats(0, 1e6, allow_nan=False))
+def test_retry_after_reads_seconds_and_milliseconds(seconds: float) -> None:
+    assert parse_retry_after({"Retry-After": repr(seconds)}) == pytest.approx(seconds)
+    assert parse_retry_after({"retry-after-ms": repr(seconds * 1000)}) == pytest.approx(seconds)
+    assert parse_retry_after({"Retry-After": "soon"}) is None
+    assert parse_retry_after({}) is None
+    date = "Wed, 21 Oct 2015 07:28:10 GMT"
+    assert parse_retry_after({"Retry-After": date}, now=1445412480.0) == pytest.approx(10.0)

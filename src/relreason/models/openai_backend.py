@@ -244,6 +244,7 @@ class OpenAIBackend(ModelBackend):
         self._key = key
         self._clients: list[Any] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._echo_lock = asyncio.Lock()
         self.model = model
         self.api: Api = api
         self.timeout = timeout
@@ -278,11 +279,11 @@ class OpenAIBackend(ModelBackend):
             for client in clients:
                 await client.close()
 
-    def _client(self, index: int) -> Any:
-        """The SDK client of base URL ``index`` for the running event loop.
+    def _bind_loop(self) -> None:
+        """Give the running event loop its own SDK clients and lock.
 
         Clients hold connections bound to one event loop, so a new loop (a new ``asyncio.run``)
-        gets new clients.
+        gets new ones.
         """
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
@@ -292,7 +293,12 @@ class OpenAIBackend(ModelBackend):
                 )
                 for url in self._urls
             ]
+            self._echo_lock = asyncio.Lock()
             self._loop = loop
+
+    def _client(self, index: int) -> Any:
+        """The SDK client of base URL ``index`` for the running event loop."""
+        self._bind_loop()
         return self._clients[index]
 
     def _pick(self) -> int:
@@ -486,42 +492,49 @@ class OpenAIBackend(ModelBackend):
     async def _score_one(self, request: ChoiceRequest) -> Response:
         if not request.continuations:
             return Response(error="choice scoring needs at least one continuation")
+        self._bind_loop()
+        if self.choice_scoring == "auto" and self.api == "completions" and self._echo_ok is None:
+            async with self._echo_lock:  # one request checks echo; the others wait for the verdict
+                if self._echo_ok is None:
+                    return await self._score_checking_echo(request)
         start = time.perf_counter()
-        auto_echo = self.api == "completions" and self._echo_ok is not False
-        if self.choice_scoring == "echo" or (self.choice_scoring == "auto" and auto_echo):
-            top: tuple[dict[str, float], ...] | None = None
-            usage = Usage()
-            verify = self._echo_ok is None and self.choice_scoring == "auto"
-            if verify:
-                top, usage = await self._first_token_top(request.prompt)
+        if self.choice_scoring == "echo" or (self.choice_scoring == "auto" and self._echo_ok):
             echoed = await self._echo_scores(request)
-            reason = "the server refused or ignored echo"
-            first = top[0] if top else {}
-            if (
-                echoed is not None
-                and verify
-                and not any(echo_agrees(first, t, ECHO_TOLERANCE) for t in echoed[1])
-            ):
-                reason = "its echoed logprobs disagree with generation (shifted positions?)"
-                echoed = None
-            if echoed is not None:
-                self._echo_ok = True
-                self.choice_paths["echo"] += 1
-                return Response(choice_logprobs=echoed[0], latency_s=time.perf_counter() - start)
-            if self.choice_scoring == "echo":
+            if echoed is None:
                 raise APIRequestError(
-                    f"{self.spec}: cannot score choices by echo: {reason} "
-                    "(use choice_scoring 'first_token' or --scoring generate)",
+                    f"{self.spec}: cannot score choices by echo: the server refused or ignored "
+                    "echo (use choice_scoring 'first_token' or --scoring generate)",
                     status_code=400,
                     fatal=True,
                 )
-            log.warning("%s: %s; scoring choices by first token from now on", self.spec, reason)
-            self._echo_ok = False
-            if verify:
-                self.choice_paths["first_token"] += 1
-                return self._first_token_response(request, top, usage, time.perf_counter() - start)
+            self.choice_paths["echo"] += 1
+            return Response(choice_logprobs=echoed[0], latency_s=time.perf_counter() - start)
         self.choice_paths["first_token"] += 1
         top, usage = await self._first_token_top(request.prompt)
+        return self._first_token_response(request, top, usage, time.perf_counter() - start)
+
+    async def _score_checking_echo(self, request: ChoiceRequest) -> Response:
+        """Score by echo if the server echoes correctly, else by first token; remember which.
+
+        Echo is trusted when, at the continuation's first token, the echoed alternatives agree
+        with the first token generated after the prompt.
+        """
+        start = time.perf_counter()
+        top, usage = await self._first_token_top(request.prompt)
+        echoed = await self._echo_scores(request)
+        first = top[0] if top else {}
+        if echoed is not None and any(echo_agrees(first, t, ECHO_TOLERANCE) for t in echoed[1]):
+            self._echo_ok = True
+            self.choice_paths["echo"] += 1
+            return Response(choice_logprobs=echoed[0], latency_s=time.perf_counter() - start)
+        reason = (
+            "the server refused or ignored echo"
+            if echoed is None
+            else "its echoed logprobs disagree with generation (shifted positions?)"
+        )
+        log.warning("%s: %s; scoring choices by first token from now on", self.spec, reason)
+        self._echo_ok = False
+        self.choice_paths["first_token"] += 1
         return self._first_token_response(request, top, usage, time.perf_counter() - start)
 
     async def score_choices(self, requests: Sequence[ChoiceRequest]) -> list[Response]:
