@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from relreason.errors import UsageError
 from relreason.models.base import TransientError
-from relreason.models.errors_map import APIRequestError, parse_retry_after, scrub
+from relreason.models.errors_map import APIRequestError, parse_retry_after, public_url, scrub
 from relreason.models.openai_backend import (
     OpenAIBackend,
     continuation_logprob,
@@ -32,7 +32,7 @@ from relreason.models.openai_backend import (
 )
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response
 from servers.anthropic_stub import ApiStub, Fault, greedy, top_k, toy_distribution, toy_logprob
-from servers.llama_server import LlamaServer, gguf_model_path, llama_cpp_missing
+from servers.llama_server import LlamaServer, free_port, gguf_model_path, llama_cpp_missing
 
 PLANTED_KEY = "sk-planted-4f9c2e7a1b3d5f6e8a9c0b1d2e3f4a5b"
 
@@ -521,3 +521,28 @@ def test_retry_after_reads_seconds_and_milliseconds(seconds: float) -> None:
     assert parse_retry_after({}) is None
     date = "Wed, 21 Oct 2015 07:28:10 GMT"
     assert parse_retry_after({"Retry-After": date}, now=1445412480.0) == pytest.approx(10.0)
+
+
+@pytest.mark.server
+def test_a_dead_server_is_put_aside_and_the_live_one_takes_the_retries(stub: ApiStub) -> None:
+    dead = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there: connection refused
+    backend = OpenAIBackend("m", base_urls=[dead, stub.url + "/v1"])
+    params = GenerationParams(max_new_tokens=1)
+
+    async def with_one_retry() -> list[Response]:
+        out = []
+        try:
+            for i in range(6):
+                request = GenerationRequest(f"q{i}", params)
+                try:
+                    out.extend(await backend.generate([request]))
+                except TransientError:  # what the runner's retry layer does, once
+                    out.extend(await backend.generate([request]))
+        finally:
+            await backend.aclose()
+        return out
+
+    responses = asyncio.run(with_one_retry())
+    assert [r.text for r in responses] == [greedy(f"q{i}", 1) for i in range(6)]
+    assert backend.requests_per_url[public_url(dead)] == 1
+    assert len(stub.requests) == 6

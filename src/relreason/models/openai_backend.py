@@ -4,7 +4,7 @@ Uses the official ``openai`` SDK (``AsyncOpenAI``, one client per base URL, ``ma
 the runner owns retries). The API key is read only from the environment and never appears in
 ``describe()``, in error messages or in logs. Several base URLs (data-parallel servers) share
 the requests: each request goes to the server with the fewest requests in flight, ties taken
-in turn.
+in turn; a server that just failed in a retryable way is put aside for a while.
 """
 
 from __future__ import annotations
@@ -40,6 +40,10 @@ MAX_TOP_LOGPROBS = {"chat": 20, "completions": 5}
 """The largest ``top_logprobs`` the OpenAI API accepts per endpoint; requests are clamped."""
 CHOICE_TOP_K = {"chat": 20, "completions": 5}
 """How many first-token alternatives ``score_choices`` asks for when it cannot echo."""
+COOLDOWN_BASE_S = 1.0
+COOLDOWN_MAX_S = 30.0
+"""A server that failed in a retryable way gets no new request (while another can take it)
+for 1 s, doubling with each further failure in a row, up to 30 s."""
 ECHO_TOLERANCE = 0.1
 """Largest gap (nats) between echoed and generated log-probabilities for echo to be trusted."""
 
@@ -256,6 +260,8 @@ class OpenAIBackend(ModelBackend):
         self.requests_per_url: Counter[str] = Counter()
         self._in_flight = [0] * len(urls)
         self._next = 0
+        self._failures = [0] * len(urls)
+        self._down_until = [0.0] * len(urls)
         self._logprobs_ok = True
         self._echo_ok: bool | None = None
 
@@ -302,11 +308,24 @@ class OpenAIBackend(ModelBackend):
         return self._clients[index]
 
     def _pick(self) -> int:
+        """The server for the next request: not cooling down after a retryable failure, then
+        the fewest requests in flight, then the next in turn."""
         n = len(self._urls)
+        now = time.monotonic()
         order = [(self._next + i) % n for i in range(n)]
-        best = min(order, key=lambda i: self._in_flight[i])
+        best = min(order, key=lambda i: (self._down_until[i] > now, self._in_flight[i]))
         self._next = (best + 1) % n
         return best
+
+    def _record_outcome(self, index: int, failed: bool) -> None:
+        """Put a server that just failed in a retryable way aside for a growing while."""
+        if not failed:
+            self._failures[index] = 0
+            self._down_until[index] = 0.0
+            return
+        self._failures[index] += 1
+        pause = min(COOLDOWN_BASE_S * 2 ** (self._failures[index] - 1), COOLDOWN_MAX_S)
+        self._down_until[index] = time.monotonic() + pause
 
     async def _call(self, endpoint: Api, **kwargs: Any) -> Any:
         """Send one request to the least busy server; return the SDK's parsed result.
@@ -326,11 +345,13 @@ class OpenAIBackend(ModelBackend):
             if isinstance(result, str | bytes):
                 raise UnreadableResponseError("the response body is not JSON")
             _first_choice(result)
+            self._record_outcome(index, failed=False)
             return result
         except Exception as exc:
             mapped = translate(exc, sdk=self._openai, service=service, secrets=self._secrets)
             if mapped is None:
                 raise
+            self._record_outcome(index, failed=isinstance(mapped, TransientError))
             raise mapped from None
         finally:
             self._in_flight[index] -= 1
