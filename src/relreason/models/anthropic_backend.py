@@ -42,6 +42,13 @@ def _text_of(message: Any) -> str:
     return "".join(parts)
 
 
+def _sdk_accepts_temperature() -> bool:
+    """Whether the installed SDK's ``messages.create`` still takes ``temperature``."""
+    from anthropic.resources.messages import AsyncMessages
+
+    return "temperature" in inspect.signature(AsyncMessages.create).parameters
+
+
 class AnthropicBackend(ModelBackend):
     """A Claude model: ``generate`` sends the prompt as one user message.
 
@@ -96,8 +103,7 @@ class AnthropicBackend(ModelBackend):
         self.timeout = timeout
         self.spec = spec or f"anthropic:{model}"
         self.concurrency = concurrency
-        create = anthropic.AsyncAnthropic(api_key="unused", base_url=url).messages.create
-        self.sends_temperature = "temperature" in inspect.signature(create).parameters
+        self.sends_temperature = _sdk_accepts_temperature()
 
     def describe(self) -> Mapping[str, Any]:
         """Return spec, model, the credential-free base URL and the timeout."""
