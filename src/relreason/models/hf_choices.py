@@ -151,8 +151,9 @@ class CausalScorer:
         """Return, per row, label -> summed log-probability of its continuation tokens."""
         shared = 0
         if self.prefix is not None and len(rows) > 0:
+            # Every row keeps at least the positions its targets are read from.
             first = rows[0].tokens
-            shared = min(len(r.tokens) for r in rows) - 1
+            shared = min(len(r.tokens) - max(map(len, r.targets.values())) for r in rows)
             for r in rows[1:]:
                 shared = min(shared, common_prefix_len(first, r.tokens))
         kv: KV = []

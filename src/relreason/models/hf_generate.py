@@ -104,9 +104,15 @@ def generate_batch(
     results = []
     for i, p in enumerate(prompts):
         tokens = new[i].tolist()
-        ended = next((j for j, t in enumerate(tokens) if t in eos_ids or t == pad_id), None)
-        produced = len(tokens) if ended is None else ended + (tokens[ended] in eos_ids)
-        text = tokenizer.decode(tokens[:ended], skip_special_tokens=True)
+        ended = next((j for j, t in enumerate(tokens) if t in eos_ids), None)
+        if ended is not None:
+            produced, kept = ended + 1, tokens[:ended]
+        else:  # finished rows (a stop string) are padded after their last token
+            produced = len(tokens)
+            while produced > 0 and tokens[produced - 1] == pad_id:
+                produced -= 1
+            kept = tokens[:produced]
+        text = tokenizer.decode(kept, skip_special_tokens=True)
         top = None
         if params.top_logprobs > 0 and out.logits is not None:
             n = min(LOGPROB_POSITIONS, max(produced, 1))

@@ -118,9 +118,7 @@ def converted_dir() -> Path:
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{FOLDER_NAME}-", dir=folder.parent))
-        umask = os.umask(0)
-        os.umask(umask)
-        tmp.chmod(0o777 & ~umask)  # mkdtemp makes it private; the final folder should not be
+        tmp.chmod(0o755)  # mkdtemp makes it private; the model folder is ordinary cache
     except OSError as exc:
         raise RelreasonError(f"cannot write the model cache {folder.parent}: {exc}") from exc
     try:
