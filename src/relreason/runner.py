@@ -552,9 +552,9 @@ class _Engine:
             "detail": extraction.detail,
         }
         if scored.choice_logprobs is not None:
-            tail["choice_logprobs"] = dict(scored.choice_logprobs)
+            tail["choice_logprobs"] = _finite_or_null(scored.choice_logprobs)
         if scored.top_logprobs:
-            tail["top_logprobs"] = dict(scored.top_logprobs[0])
+            tail["top_logprobs"] = _finite_or_null(scored.top_logprobs[0])
         return {**base, **verdict, **tail}
 
     async def run(self, items: Sequence[EvalItem]) -> None:
@@ -582,6 +582,11 @@ class _Engine:
     async def _worker(self, batches: Iterator[list[_Item]]) -> None:
         for batch in batches:
             await self.process(batch)
+
+
+def _finite_or_null(values: Mapping[str, float]) -> dict[str, float | None]:
+    """Log-probabilities for a JSON record: -inf (a choice outside the top-k) becomes null."""
+    return {k: (v if math.isfinite(v) else None) for k, v in values.items()}
 
 
 def _selected(task: EvalTask, options: RunOptions) -> tuple[EvalItem, ...]:
