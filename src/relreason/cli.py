@@ -125,13 +125,21 @@ OutOpt = Annotated[Path, typer.Option("--out", help="Where to write the scored J
 
 def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool) -> None:
     from relreason.responses_file import read_responses, score_responses
-    from relreason.summary import format_summary, summarize, write_jsonl_atomic
+    from relreason.results import atomic_write_text, format_summary, record_line, summarize
 
     responses = read_responses(responses_path, len(task.items))
     records = score_responses(task, responses)
-    write_jsonl_atomic(out, records)
-    summary = summarize(records, n_items=len(task.items))
-    typer.echo(format_summary(task.name, summary))
+    atomic_write_text(out, "".join(record_line(r) for r in records))
+    summary = summarize(
+        records,
+        out_dir=out,
+        task=task.name,
+        model=str(responses_path),
+        cost_usd=None,
+        complete=len(records) == len(task.items),
+        group_by=task.group_by or None,
+    )
+    typer.echo(format_summary(summary))
     unreadable = [r for r in records if r["status"] == "unparseable"]
     if strict and unreadable:
         for record in unreadable[:50]:

@@ -51,6 +51,10 @@ BaseUrlOpt = Annotated[
     list[str] | None,
     typer.Option("--base-url", help="Server URL; repeat to spread over several servers."),
 ]
+PricesOpt = Annotated[
+    Path | None,
+    typer.Option("--prices", envvar="RELREASON_PRICES", help="Your price table (YAML/JSON)."),
+]
 OutDirOpt = Annotated[
     Path | None, typer.Option("--out", help="Run folder (default: runs/<task>-<model>-<time>).")
 ]
@@ -118,21 +122,30 @@ def _execute(task: Task, cfg: RunConfig, strict: bool) -> None:
     if cfg.dry_run:
         from relreason.cost import dry_run
 
-        report = dry_run(task, cfg.model, options)
+        report = dry_run(task, cfg.model, options, prices_file=cfg.prices)
         typer.echo(str(report))
         return
     from relreason.runner import run_task
 
     backend = load_backend(cfg.model, _model_options(cfg))
     out = cfg.out or _default_out(task, cfg.model)
-    summary = run_task(task, backend, out, options, model_options=_model_options(cfg).to_json())
-    _finish(summary, out, strict)
+    summary = run_task(
+        task,
+        backend,
+        out,
+        options,
+        model_options=_model_options(cfg).to_json(),
+        data_dir=cfg.data_dir,
+        prices_file=cfg.prices,
+    )
+    _finish(summary, out, strict, printed=cfg.progress)
 
 
-def _finish(summary: Any, out: Path, strict: bool) -> None:
-    typer.echo(f"run folder: {out}")
-    counts = getattr(summary, "counts", None) or {}
-    unreadable = counts.get("unparseable", 0) if isinstance(counts, dict) else 0
+def _finish(summary: Any, out: Path, strict: bool, printed: bool) -> None:
+    """Print the summary unless the progress display already did; strict mode exits 1."""
+    if not printed:
+        typer.echo(str(summary))
+    unreadable = summary.statuses.get("unparseable", 0)
     if strict and unreadable:
         raise UnreadableAnswersError(
             f"{unreadable} output(s) could not be read as an answer (strict mode); "
@@ -170,6 +183,8 @@ def _common(
     out: Path | None,
     dry_run: bool,
     progress: bool,
+    prices: Path | None,
+    data_dir: Path | None,
 ) -> RunConfig:
     return RunConfig(**{k: v for k, v in locals().items()})
 
@@ -193,7 +208,7 @@ def run_main(
     from relreason.runner import resume_run
 
     summary = resume_run(resume, data_dir=data_dir)
-    _finish(summary, resume, strict=False)
+    _finish(summary, resume, strict=False, printed=True)
 
 
 @run_app.command("convre")
@@ -234,6 +249,7 @@ def run_convre(
         bool, typer.Option("--dry-run", help="Estimate requests, tokens, cost.")
     ] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress display.")] = True,
+    prices: PricesOpt = None,
     data_dir: DataDir = None,
 ) -> None:
     """Run a model on one ConvRe setting (default model: the bundled SmolLM2)."""
@@ -260,7 +276,8 @@ def run_convre(
     cfg = _common(
         model, base_url, api, chat_template, device, dtype, batch_size, scoring,
         max_new_tokens, temperature, top_logprobs, concurrency, rpm, tpm, max_retries,
-        request_timeout, no_cache, refresh, limit, seed, out, dry_run, progress,
+        request_timeout, no_cache, refresh, limit, seed, out, dry_run, progress, prices,
+        data_dir,
     )  # fmt: skip
     _execute(built, cfg, strict=mode is ConvReMode.strict)
 
@@ -296,6 +313,7 @@ def run_mcr(
         bool, typer.Option("--dry-run", help="Estimate requests, tokens, cost.")
     ] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress display.")] = True,
+    prices: PricesOpt = None,
     data_dir: DataDir = None,
 ) -> None:
     """Run a model on one MCR language and method (default model: the bundled SmolLM2)."""
@@ -305,7 +323,8 @@ def run_mcr(
     cfg = _common(
         model, base_url, api, chat_template, device, dtype, batch_size, scoring,
         max_new_tokens, temperature, top_logprobs, concurrency, rpm, tpm, max_retries,
-        request_timeout, no_cache, refresh, limit, seed, out, dry_run, progress,
+        request_timeout, no_cache, refresh, limit, seed, out, dry_run, progress, prices,
+        data_dir,
     )  # fmt: skip
     _execute(built, cfg, strict=False)
 

@@ -10,12 +10,13 @@ temporary file first and is moved into place with ``os.replace``.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -298,9 +299,14 @@ def summarize(
     cost_usd: float | None,
     complete: bool,
     elapsed_s: float = 0.0,
+    group_by: Sequence[str] | None = None,
 ) -> RunSummary:
-    """Return the :class:`RunSummary` of ``records`` (a label with a list value counts the item
-    under each of its values)."""
+    """Return the :class:`RunSummary` of ``records``.
+
+    Accuracy is broken down by the labels in ``group_by`` (all labels when None); a label with a
+    list value counts the item under each of its values. ``extra["accuracy_ci95"]`` holds the
+    Wilson 95% interval of the accuracy.
+    """
     statuses = dict.fromkeys(STATUSES, 0)
     by_label: dict[str, dict[str, dict[str, float]]] = {}
     usage = {"prompt_tokens": 0, "completion_tokens": 0}
@@ -315,6 +321,8 @@ def summarize(
         for key in usage:
             usage[key] += int((record.get("usage") or {}).get(key, 0))
         for name, value in (record.get("labels") or {}).items():
+            if group_by is not None and name not in group_by:
+                continue
             for one in _label_values(value):
                 cell = by_label.setdefault(name, {}).setdefault(one, {"n": 0, "correct": 0})
                 cell["n"] += 1
@@ -322,7 +330,7 @@ def summarize(
     for values in by_label.values():
         for cell in values.values():
             cell["accuracy"] = cell["correct"] / cell["n"]
-    return RunSummary(
+    summary = RunSummary(
         out_dir=str(out_dir),
         task=task,
         model=model,
@@ -337,13 +345,32 @@ def summarize(
         complete=complete,
         elapsed_s=elapsed_s,
     )
+    summary.extra["accuracy_ci95"] = list(wilson_interval(correct, n))
+    return summary
+
+
+def wilson_interval(correct: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval of ``correct / n`` (95% by default); (0, 1) when n is 0."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = correct / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _interval_text(summary: RunSummary) -> str:
+    interval = summary.extra.get("accuracy_ci95")
+    return f"; 95% CI {interval[0]:.3f}-{interval[1]:.3f}" if interval else ""
 
 
 def format_summary(summary: RunSummary, *, max_label_values: int = 12) -> str:
     """Return a short human-readable text of ``summary`` (for printing)."""
     lines = [
         f"{summary.task} on {summary.model}: accuracy {summary.accuracy:.4f} "
-        f"({summary.correct}/{summary.n}){'' if summary.complete else ' [incomplete]'}",
+        f"({summary.correct}/{summary.n}{_interval_text(summary)})"
+        f"{'' if summary.complete else ' [incomplete]'}",
         "  " + ", ".join(f"{k} {v}" for k, v in summary.statuses.items()),
         f"  tokens: {summary.usage['prompt_tokens']} in, {summary.usage['completion_tokens']} out"
         + (f"; est. cost ${summary.cost_usd:.4f}" if summary.cost_usd is not None else "")

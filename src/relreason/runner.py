@@ -664,6 +664,7 @@ async def arun_task(
         cost_usd=None,
         complete=selected_done,
         elapsed_s=round(time.monotonic() - started, 3),
+        group_by=task.group_by or None,
     )
     summary.cost_usd = estimate_cost(
         backend.spec, summary.usage["prompt_tokens"], summary.usage["completion_tokens"], prices

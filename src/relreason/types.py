@@ -133,6 +133,8 @@ class Task:
     texts that ``--scoring logprob`` compares (default: ``" " + letter`` for each choice).
     ``second_stage`` (MCR zero-shot CoT) turns an item and its first output into the
     answer-extraction prompt; the runner calls the model again with it when set.
+    ``group_by`` names the item labels that summaries break accuracy down by (e.g. relation,
+    source knowledge graph, category); other labels stay in the records only.
     """
 
     benchmark: str
@@ -141,6 +143,7 @@ class Task:
     items: tuple[EvalItem, ...]
     scorer: Scorer
     second_stage: Callable[[EvalItem, str], str] | None = None
+    group_by: tuple[str, ...] = ()
 
     def continuations(self, item: EvalItem) -> dict[str, str]:
         """The continuation scored for each choice letter: ``" A"``, ``" B"``, ..."""

@@ -310,4 +310,5 @@ def build_task(
         description=describe(task, resolved, setting_id, subset, neutral, logprob_fallback),
         items=tuple(items),
         scorer=scorer,
+        group_by=("relation", "source"),
     )

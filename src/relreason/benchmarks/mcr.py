@@ -425,7 +425,8 @@ def build_task(
     The name is ``mcr/<code>/<method>``; the description (JSON-ready) records language, method,
     mode, exemplar source and checksums. For ``zsc`` read in ``robust`` mode the task carries the
     zero-shot-CoT answer-extraction second stage; in ``paper`` mode it does not, since the
-    official code applied its letter rule to the reasoning itself. Raises ``UsageError`` for unknown names, ``DataError`` for malformed data.
+    official code applied its letter rule to the reasoning itself.
+    Raises ``UsageError`` for unknown names, ``DataError`` for malformed data.
     """
     code = normalize_language(language)
     name = normalize_method(method)
@@ -455,6 +456,7 @@ def build_task(
         items=items,
         scorer=functools.partial(score_mcr, mode=scoring_mode, few_shot=name.startswith("fs")),
         second_stage=zsc_second_stage if name == "zsc" and scoring_mode == "robust" else None,
+        group_by=("categories", "n_options"),
     )
 
 

@@ -129,8 +129,8 @@ def load_backend(spec: str, options: ModelOptions | None = None, **kwargs: Any) 
     raise UsageError(f"unknown model spec '{spec}'; valid forms: {', '.join(SPEC_FORMS)}")
 
 
-def _hf_kwargs(opts: ModelOptions) -> dict[str, object]:
-    kwargs: dict[str, object] = {
+def _hf_kwargs(opts: ModelOptions) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {
         "device": opts.device,
         "dtype": opts.dtype,
         "chat_template": opts.chat_template,
