@@ -73,11 +73,11 @@ class RunConfig:
             raise AttributeError(name) from None
 
 
-def _run_options(cfg: RunConfig) -> Any:
+def _run_options(cfg: RunConfig, task: Task) -> Any:
     from relreason.runner import RunOptions
 
     params = GenerationParams(
-        max_new_tokens=cfg.max_new_tokens,
+        max_new_tokens=cfg.max_new_tokens or task.max_new_tokens,
         temperature=cfg.temperature,
         top_logprobs=cfg.top_logprobs,
         seed=cfg.seed,
@@ -118,7 +118,7 @@ def _default_out(task: Task, model: str) -> Path:
 
 
 def _execute(task: Task, cfg: RunConfig, strict: bool) -> None:
-    options = _run_options(cfg)
+    options = _run_options(cfg, task)
     if cfg.dry_run:
         from relreason.cost import dry_run
 
@@ -168,7 +168,7 @@ def _common(
     dtype: str,
     batch_size: int | None,
     scoring: Scoring,
-    max_new_tokens: int,
+    max_new_tokens: int | None,
     temperature: float,
     top_logprobs: int,
     concurrency: int,
@@ -232,7 +232,9 @@ def run_convre(
     dtype: Annotated[str, typer.Option(help="float32 | bfloat16 | float16")] = "float32",
     batch_size: Annotated[int | None, typer.Option(min=1, show_default=False)] = None,
     scoring: Annotated[Scoring, typer.Option("--scoring")] = Scoring.generate,
-    max_new_tokens: Annotated[int, typer.Option(min=1)] = 512,
+    max_new_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Default: the setting's own (32, or 256 for CoT).")
+    ] = None,
     temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
     top_logprobs: Annotated[int, typer.Option(min=0, max=20)] = 5,
     concurrency: Annotated[int, typer.Option(min=1)] = 8,
@@ -296,7 +298,9 @@ def run_mcr(
     dtype: Annotated[str, typer.Option(help="float32 | bfloat16 | float16")] = "float32",
     batch_size: Annotated[int | None, typer.Option(min=1, show_default=False)] = None,
     scoring: Annotated[Scoring, typer.Option("--scoring")] = Scoring.generate,
-    max_new_tokens: Annotated[int, typer.Option(min=1)] = 512,
+    max_new_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Default: the setting's own (32, or 256 for CoT).")
+    ] = None,
     temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
     top_logprobs: Annotated[int, typer.Option(min=0, max=20)] = 5,
     concurrency: Annotated[int, typer.Option(min=1)] = 8,

@@ -22,7 +22,7 @@ import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -83,7 +83,7 @@ class SweepOptions(BaseModel):
     model_config = _Strict
     scoring: Literal["generate", "logprob"] = "generate"
     concurrency: int = Field(default=8, ge=1)
-    max_new_tokens: int = Field(default=512, ge=1)
+    max_new_tokens: int | None = Field(default=None, ge=1)
     temperature: float = Field(default=0.0, ge=0)
     top_logprobs: int = Field(default=5, ge=0)
     seed: int | None = None
@@ -97,7 +97,7 @@ class SweepOptions(BaseModel):
     def run_options(self, show_progress: bool) -> RunOptions:
         """Return the :class:`RunOptions` these options stand for."""
         params = GenerationParams(
-            max_new_tokens=self.max_new_tokens,
+            max_new_tokens=self.max_new_tokens or 512,
             temperature=self.temperature,
             top_logprobs=self.top_logprobs,
             seed=self.seed,
@@ -293,7 +293,11 @@ def _finished(out_dir: Path, n_items: int) -> bool:
 
 
 async def _arun_sweep(
-    planned: Sequence[PlannedRun], options: RunOptions, data_dir: Path | None, show: bool
+    planned: Sequence[PlannedRun],
+    options: RunOptions,
+    data_dir: Path | None,
+    show: bool,
+    task_lengths: bool = False,
 ) -> None:
     from relreason.models.registry import load_backend
 
@@ -311,11 +315,15 @@ async def _arun_sweep(
                 key = json.dumps(run.model.model_dump(), sort_keys=True)
                 if key not in backends:
                     backends[key] = load_backend(run.model.spec, **run.model.options())
+                run_options = options
+                if task_lengths:
+                    params = replace(options.params, max_new_tokens=run.task.max_new_tokens)
+                    run_options = replace(options, params=params)
                 await arun_task(
                     run.task,
                     backends[key],
                     run.out_dir,
-                    options,
+                    run_options,
                     model_options=run.model.options(),
                     data_dir=data_dir,
                     progress=progress,
@@ -342,7 +350,8 @@ def run_sweep(
         sweep.out = out
     planned = plan_sweep(sweep, path=Path(path), data_dir=data_dir)
     options = sweep.options.run_options(show_progress=False)
-    asyncio.run(_arun_sweep(planned, options, data_dir, show_progress))
+    task_lengths = sweep.options.max_new_tokens is None
+    asyncio.run(_arun_sweep(planned, options, data_dir, show_progress, task_lengths))
     return SweepResult(collect(sweep.out))
 
 

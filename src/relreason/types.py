@@ -135,6 +135,8 @@ class Task:
     answer-extraction prompt; the runner calls the model again with it when set.
     ``group_by`` names the item labels that summaries break accuracy down by (e.g. relation,
     source knowledge graph, category); other labels stay in the records only.
+    ``max_new_tokens`` is the generation length a run uses unless the user sets one: enough
+    for the answer the prompt asks for (a letter, or a chain of thought), no more.
     """
 
     benchmark: str
@@ -144,6 +146,7 @@ class Task:
     scorer: Scorer
     second_stage: Callable[[EvalItem, str], str] | None = None
     group_by: tuple[str, ...] = ()
+    max_new_tokens: int = 512
 
     def continuations(self, item: EvalItem) -> dict[str, str]:
         """The continuation scored for each choice letter: ``" A"``, ``" B"``, ..."""

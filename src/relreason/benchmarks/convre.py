@@ -311,4 +311,5 @@ def build_task(
         items=tuple(items),
         scorer=scorer,
         group_by=("relation", "source"),
+        max_new_tokens=256 if resolved.cot else 32,
     )
