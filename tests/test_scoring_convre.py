@@ -73,6 +73,8 @@ def test_non_cot_forms(output: str, letter: str, method: str) -> None:
         "A person that works for anthony fauci.",  # "A" the article
         "All Answers Are Bad",
         f"A: {RE2TEXT[0]}\nB: {RE2TEXT[1]}",  # both choices echoed
+        "\nA:\nB:",  # both choice labels echoed (seen from SmolLM2 on setting 1)
+        "A:\nB:\n",
         " A. works for\n B. employed by",
         "A: Find an entity that anthony fauci is employed by.",  # letter with the other text
         "Instruction: (x, works for, y) indicates that y works for x.",
@@ -94,6 +96,9 @@ def test_contradiction_and_echo_are_unparseable_with_a_reason() -> None:
     echo = score_convre(item(), Response(text=f"A: {RE2TEXT[0]}\nB: {RE2TEXT[1]}"), cot=False)
     assert echo.status == "unparseable"
     assert echo.detail is not None and "both choices" in echo.detail
+    top = ({"\n": -1.5, " A": -1.7, " B": -2.4},)
+    labels = score_convre(item(), Response(text="\nA:\nB:", top_logprobs=top), cot=False)
+    assert (labels.answer, labels.method) == ("A", "logprob_fallback")
 
 
 @pytest.mark.parametrize(
