@@ -154,9 +154,10 @@ def _finish(summary: Any, out: Path, strict: bool, printed: bool) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``run`` (with its ``convre`` and ``mcr`` subcommands) and ``sweep`` to ``app``."""
+    """Add ``run`` (its ``convre`` and ``mcr`` subcommands), ``sweep`` and ``report``."""
     app.add_typer(run_app, name="run")
     app.command("sweep")(sweep)
+    app.command("report")(report)
 
 
 def _common(
@@ -343,3 +344,38 @@ def sweep(
 
     result = run_sweep(file, data_dir=data_dir, show_progress=progress)
     typer.echo(str(result))
+
+
+def report(
+    folder: Annotated[Path, typer.Argument(help="A sweep's out folder (or any folder of runs).")],
+    compare: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--compare",
+            help="SPEC=PAPER_MODEL: set a model's results beside a paper model's figures, "
+            "e.g. --compare openai:gpt-4=gpt-4",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON rows.")] = False,
+) -> None:
+    """Tabulate finished runs, beside the papers' published figures for the same cells."""
+    import json
+
+    from relreason.sweep import beside_paper, collect, format_rows
+
+    mapping: dict[str, str] = {}
+    for pair in compare or []:
+        spec, sep, paper_model = pair.rpartition("=")
+        if not sep or not spec or not paper_model:
+            raise UsageError(f"--compare takes SPEC=PAPER_MODEL, got {pair!r}")
+        mapping[spec] = paper_model
+    if not folder.is_dir():
+        raise UsageError(f"{folder} is not a folder")
+    rows = beside_paper(collect(folder), mapping)
+    if not rows:
+        raise UsageError(f"no run folders (with a manifest.json) under {folder}")
+    if as_json:
+        for row in rows:
+            typer.echo(json.dumps(row, ensure_ascii=False))
+        return
+    typer.echo(format_rows(rows))

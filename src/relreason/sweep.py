@@ -386,6 +386,8 @@ def collect(out: Path) -> list[dict[str, Any]]:
 def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
     """Return ``rows`` as a plain-text table."""
     columns = ["model", "benchmark", "task", "setting", "accuracy", "n", "failed", "paper"]
+    if any("paper_model" in row for row in rows):
+        columns += ["paper_model", "delta"]
     cells = [[_fmt(row.get(c)) for c in columns] for row in rows]
     widths = [
         max(len(c), *(len(r[i]) for r in cells)) if cells else len(c) for i, c in enumerate(columns)
