@@ -34,17 +34,14 @@ responses = st.builds(
 @given(responses)
 @settings(max_examples=80, deadline=None)
 def test_responses_round_trip_through_the_database(response: Response) -> None:
-    cache = ResponseCache(Path(_tmp()) / "c.sqlite3")
-    key = cache_key(IDENTITY, "generate", "prompt", {"params": PARAMS})
-    cache.put(key, response)
-    assert cache.get(key) == response
-    cache.close()
-
-
-def _tmp() -> str:
     import tempfile
 
-    return tempfile.mkdtemp(prefix="relreason-cache-")
+    with tempfile.TemporaryDirectory(prefix="relreason-cache-") as folder:
+        cache = ResponseCache(Path(folder) / "c.sqlite3")
+        key = cache_key(IDENTITY, "generate", "prompt", {"params": PARAMS})
+        cache.put(key, response)
+        assert cache.get(key) == response
+        cache.close()
 
 
 @given(

@@ -58,13 +58,14 @@ def test_a_torn_last_line_is_dropped_and_the_item_redone(tmp_path: Path, referen
 def test_any_cut_of_a_records_file_loads_its_whole_lines(cut: int) -> None:
     import tempfile
 
-    folder = Path(tempfile.mkdtemp(prefix="relreason-cut-"))
-    lines = [record_line({"index": i, "status": "correct", "pad": "x" * i}) for i in range(40)]
-    data = "".join(lines).encode()[:cut]
-    (folder / "records.jsonl").write_bytes(data)
-    whole = data.count(b"\n")
-    assert sorted(load_records(folder, repair=True)) == list(range(whole))
-    assert (folder / "records.jsonl").read_bytes() == "".join(lines[:whole]).encode()
+    with tempfile.TemporaryDirectory(prefix="relreason-cut-") as name:
+        folder = Path(name)
+        lines = [record_line({"index": i, "status": "correct", "pad": "x" * i}) for i in range(40)]
+        data = "".join(lines).encode()[:cut]
+        (folder / "records.jsonl").write_bytes(data)
+        whole = data.count(b"\n")
+        assert sorted(load_records(folder, repair=True)) == list(range(whole))
+        assert (folder / "records.jsonl").read_bytes() == "".join(lines[:whole]).encode()
 
 
 def test_a_partial_run_resumes_sending_only_missing_items(tmp_path: Path, reference: Path) -> None:
