@@ -113,26 +113,32 @@ class PrefixCache:
         """Forget the stored prefix (returns nothing)."""
         self.tokens, self.kv = [], []
 
-    def kv_for(self, model: Any, tokens: list[int]) -> KV:
-        """Return the KV cache (batch 1) of ``tokens``, computing only what is not stored."""
-        m = common_prefix_len(self.tokens, tokens)
-        kv = [(k[..., :m, :], v[..., :m, :]) for k, v in self.kv] if m else []
-        if m < len(tokens):
-            name = _cache_kwarg(model)
-            extra: dict[str, Any] = {name: DynamicCache(kv) if kv else DynamicCache()}
-            if "logits_to_keep" in _forward_params(model):
-                extra["logits_to_keep"] = 1
-            out = model(
-                input_ids=torch.tensor([tokens[m:]], device=model.device),
-                position_ids=torch.arange(m, len(tokens), device=model.device)[None, :],
-                use_cache=True,
-                **extra,
-            )
-            kv = _kv_of(out, name)
+    def extend(self, model: Any, tokens: list[int], keep: int = 1) -> tuple[KV, torch.Tensor]:
+        """Return the KV cache (batch 1) of ``tokens`` and the logits of their last ``keep``
+        positions ([1, keep, V]), running only the tokens past the stored common prefix."""
+        m = min(common_prefix_len(self.tokens, tokens), len(tokens) - keep)
+        kv = [(k[..., :m, :], v[..., :m, :]) for k, v in self.kv] if m > 0 else []
+        name = _cache_kwarg(model)
+        extra: dict[str, Any] = {name: DynamicCache(kv) if kv else DynamicCache()}
+        if "logits_to_keep" in _forward_params(model):
+            extra["logits_to_keep"] = keep
+        out = model(
+            input_ids=torch.tensor([tokens[m:]], device=model.device),
+            position_ids=torch.arange(m, len(tokens), device=model.device)[None, :],
+            use_cache=True,
+            **extra,
+        )
         self.stats.reused_tokens += m
         self.stats.computed_tokens += len(tokens) - m
-        self.tokens, self.kv = list(tokens), kv
-        return kv
+        self.tokens, self.kv = list(tokens), _kv_of(out, name)
+        return self.kv, out.logits[:, -keep:, :]
+
+    def kv_for(self, model: Any, tokens: list[int]) -> KV:
+        """Return the KV cache (batch 1) of ``tokens``, computing only what is not stored."""
+        if tokens == self.tokens:
+            self.stats.reused_tokens += len(tokens)
+            return self.kv
+        return self.extend(model, tokens)[0]
 
 
 @dataclass
@@ -149,18 +155,21 @@ class CausalScorer:
 
     def score(self, rows: Sequence[Row]) -> list[dict[str, float]]:
         """Return, per row, label -> summed log-probability of its continuation tokens."""
-        shared = 0
-        if self.prefix is not None and len(rows) > 0:
-            # Every row keeps at least the positions its targets are read from.
-            first = rows[0].tokens
-            shared = min(len(r.tokens) - max(map(len, r.targets.values())) for r in rows)
-            for r in rows[1:]:
-                shared = min(shared, common_prefix_len(first, r.tokens))
-        kv: KV = []
-        if self.prefix is not None:
-            if shared > 0:
-                kv = self.prefix.kv_for(self.model, rows[0].tokens[:shared])
-            self.prefix.stats.suffix_tokens += sum(len(r.tokens) - shared for r in rows)
+        if self.prefix is None:
+            logits = self._suffix_logits(rows, 0, [])
+            return [_read_targets(logits[i], r.targets) for i, r in enumerate(rows)]
+        if len(rows) == 1:
+            # One row: run it on top of the stored prefix, and keep it as the new prefix.
+            keep = max(map(len, rows[0].targets.values()))
+            _, logits = self.prefix.extend(self.model, rows[0].tokens, keep)
+            return [_read_targets(torch.log_softmax(logits[0].float(), dim=-1), rows[0].targets)]
+        # Every row keeps at least the positions its targets are read from.
+        first = rows[0].tokens
+        shared = min(len(r.tokens) - max(map(len, r.targets.values())) for r in rows)
+        for r in rows[1:]:
+            shared = min(shared, common_prefix_len(first, r.tokens))
+        kv = self.prefix.kv_for(self.model, first[:shared]) if shared > 0 else []
+        self.prefix.stats.suffix_tokens += sum(len(r.tokens) - shared for r in rows)
         logits = self._suffix_logits(rows, shared, kv)
         return [_read_targets(logits[i], r.targets) for i, r in enumerate(rows)]
 
@@ -241,8 +250,16 @@ class Seq2SeqScorer:
 def run_rows(
     scorer: CausalScorer | Seq2SeqScorer, rows: Sequence[Row], batch_size: int
 ) -> list[dict[str, float]]:
-    """Score ``rows`` in length-sorted batches of ``batch_size``; results in the rows' order."""
-    order = sorted(range(len(rows)), key=lambda i: (-len(rows[i].tokens), rows[i].tokens))
+    """Score ``rows`` in batches of ``batch_size``; results in the rows' order.
+
+    Rows are sorted by token order with the prefix cache (rows sharing a prefix meet in a
+    batch), else by length (least padding), as lm-eval does.
+    """
+    if isinstance(scorer, CausalScorer) and scorer.prefix is not None:
+        # Token order puts rows sharing the longest prefixes into the same batch.
+        order = sorted(range(len(rows)), key=lambda i: rows[i].tokens)
+    else:
+        order = sorted(range(len(rows)), key=lambda i: -len(rows[i].tokens))
     results: list[dict[str, float]] = [{} for _ in rows]
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
