@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from relreason import tasks
 from relreason.cli_options import (
@@ -143,7 +144,8 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
     unreadable = [r for r in records if r["status"] == "unparseable"]
     if strict and unreadable:
         for record in unreadable[:50]:
-            err.print(f"[yellow]unreadable[/] index {record['index']}: {record['output']!r}")
+            shown = escape(repr(record["output"]))
+            err.print(f"[yellow]unreadable[/] index {record['index']}: {shown}", highlight=False)
         raise UnreadableAnswersError(
             f"{len(unreadable)} output(s) could not be read as an answer (strict mode); "
             f"they are listed above and marked 'unparseable' in {out}"
@@ -234,5 +236,5 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv)
     except RelreasonError as error:
-        err.print(f"[red]error:[/] {error}", highlight=False)
+        err.print(f"[red]error:[/] {escape(str(error))}", highlight=False)
         raise SystemExit(error.exit_code) from None

@@ -98,15 +98,17 @@ def load_backend(spec: str, options: ModelOptions | None = None, **kwargs: Any) 
     if spec == "smollm2":
         try:
             from relreason.models.smollm2 import load_smollm2
+
+            return load_smollm2(**_hf_kwargs(opts))
         except ImportError as error:
             raise _missing_extra("hf", error) from error
-        return load_smollm2(**_hf_kwargs(opts))
     if kind == "hf" and rest:
         try:
             from relreason.models.hf import HFBackend
+
+            return HFBackend(rest, spec=spec, **_hf_kwargs(opts))
         except ImportError as error:
             raise _missing_extra("hf", error) from error
-        return HFBackend(rest, spec=spec, **_hf_kwargs(opts))
     if kind == "openai" and rest:
         try:
             from relreason.models.openai_backend import OpenAIBackend
