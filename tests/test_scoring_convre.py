@@ -99,6 +99,9 @@ def test_contradiction_and_echo_are_unparseable_with_a_reason() -> None:
     top = ({"\n": -1.5, " A": -1.7, " B": -2.4},)
     labels = score_convre(item(), Response(text="\nA:\nB:", top_logprobs=top), cot=False)
     assert (labels.answer, labels.method) == ("A", "logprob_fallback")
+    # An answer on the first line stays an answer when the model rambles on with labels.
+    rambling = " A.\nTo convert the question, which choice is correct?\nA:\nB:\nC:\n"
+    assert extract_convre(rambling, RE2TEXT, cot=False) == ("A", "clean")
 
 
 @pytest.mark.parametrize(

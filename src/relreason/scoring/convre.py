@@ -40,7 +40,7 @@ _CLEAN_LINE = re.compile(rf"(?:{_PREFIX}\s*:?\s*)?\**[(\[]?\s*([AB])\s*[)\]]?\**
 _LABELLED = re.compile(r"(?:\(([AB])\)\s*[:.]?|([AB])\s*[:.)])\s*(\S.*)")
 _IS_CORRECT = re.compile(r"([AB])\s+is\s+(?:the\s+)?(?i:correct|right|answer)")
 _ECHO_LINE = re.compile(r"^[ \t]*\(?([AB])\)?[ \t]*[:.)][ \t]*\S", re.MULTILINE)
-_LABEL_LINE = re.compile(r"^[ \t]*\(?([AB])\)?[ \t]*:", re.MULTILINE)
+_BARE_LABEL = re.compile(r"^[ \t]*\(?([AB])\)?[ \t]*:[ \t]*$", re.MULTILINE)
 _CONTINUATION = re.compile(r"\n[ \t]*(?:Instruction|Question|Read the instruction)\b")
 _STATEMENT = re.compile(
     r"(?i:\b(?:answer|choice|option)\s*(?:is|would\s+be|should\s+be|:)"
@@ -131,7 +131,7 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
     if not text:
         return _Read(None, "none", "only a continuation of the prompt")
     first = text.split("\n", 1)[0].strip()
-    if "\n" in text and len({m.group(1) for m in _LABEL_LINE.finditer(text)}) == 2:
+    if _BARE_LABEL.fullmatch(first) and len({m.group(1) for m in _BARE_LABEL.finditer(text)}) == 2:
         return _Read(None, "none", "restates both choices (their labels)")
     clean = _CLEAN_LINE.fullmatch(first)
     if clean is not None:
