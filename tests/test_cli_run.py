@@ -138,3 +138,20 @@ def test_dry_run_sends_nothing(
     assert code == 0
     assert "1240" in stdout
     assert not out.exists()
+
+
+def test_a_run_folder_can_be_scored_again(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    data = ["--data-dir", str(shared_data)]
+    args = ["run", "mcr", "--language", "fr", "--method", "zs", "--model", "random:2"]
+    assert (
+        run_cli([*args, "--limit", "30", "--out", str(out), "--no-progress", *data], capsys)[0] == 0
+    )
+    rescored = tmp_path / "rescored.jsonl"
+    args = ["score", "mcr", "--language", "fr", "--method", "zs", "--mode", "paper"]
+    args += ["--responses", str(out / "records.jsonl"), "--out", str(rescored), *data]
+    assert run_cli(args, capsys)[0] == 0
+    again = [json.loads(line) for line in rescored.read_text().splitlines()]
+    assert [r["answer"] for r in again] == [r["answer"] for r in records(out)]

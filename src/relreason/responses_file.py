@@ -2,8 +2,9 @@
 
 Each line: ``{"index": i, "output": "...", "logprobs": ...}``. ``logprobs`` (optional) is the
 first generated token's top alternatives, either a mapping ``token -> logprob`` or a list of such
-mappings (one per generated position). ``choice_logprobs`` (optional) maps a letter to the
-log-likelihood of that choice, as ``--scoring logprob`` runs record.
+mappings (one per generated position); ``top_logprobs`` is accepted too, so a run folder's
+``records.jsonl`` can be scored again as it is. ``choice_logprobs`` (optional) maps a letter
+to the log-likelihood of that choice, as ``--scoring logprob`` runs record.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def _parse_line(line: str, path: str, lineno: int, n_items: int) -> tuple[int, R
     if output is not None and not isinstance(output, str):
         raise DataError(path, "expected a string or null", item=item, field="output")
     top: tuple[dict[str, float], ...] | None = None
-    raw = data.get("logprobs")
+    raw = data.get("logprobs", data.get("top_logprobs"))
     if raw is not None:
         positions = raw if isinstance(raw, list) else [raw]
         top = tuple(_check_logprob_map(p, path, item, "logprobs") for p in positions)
