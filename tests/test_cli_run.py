@@ -155,3 +155,26 @@ def test_a_run_folder_can_be_scored_again(
     assert run_cli(args, capsys)[0] == 0
     again = [json.loads(line) for line in rescored.read_text().splitlines()]
     assert [r["answer"] for r in again] == [r["answer"] for r in records(out)]
+
+
+def test_sweep_dry_run_counts_every_request_and_runs_nothing(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "sweep"
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(
+        f"out: {out}\n"
+        "models: [random, 'openai:gpt-4o']\n"
+        "runs:\n"
+        "  - {benchmark: convre, task: [text2re], setting: [2, 11], subset: true}\n"
+        "  - {benchmark: mcr, language: [ja], method: [zsc]}\n",
+        encoding="utf-8",
+    )
+    args = ["sweep", str(sweep), "--dry-run", "--data-dir", str(shared_data)]
+    code, stdout, _ = run_cli(args, capsys)
+    assert code == 0
+    n_mcr = len(mcr.build_items("ja", "zsc", data_dir=shared_data))
+    # two ConvRe runs of 328 items and one MCR zero-shot-CoT run (two requests an item), per model
+    expected = 2 * (2 * 328 + 2 * n_mcr)
+    assert f"total: {expected} requests" in stdout
+    assert not out.exists()

@@ -338,12 +338,48 @@ def sweep(
     file: Annotated[Path, typer.Argument(help="YAML sweep: models x benchmarks x settings.")],
     data_dir: DataDir = None,
     progress: Annotated[bool, typer.Option(help="Show a progress display.")] = True,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Estimate requests, tokens and cost of every run.")
+    ] = False,
+    prices: PricesOpt = None,
 ) -> None:
     """Run every run of a sweep file that is not complete yet, then print the results table."""
+    if dry_run:
+        _sweep_dry_run(file, data_dir, prices)
+        return
     from relreason.sweep import run_sweep
 
     result = run_sweep(file, data_dir=data_dir, show_progress=progress)
     typer.echo(str(result))
+
+
+def _sweep_dry_run(file: Path, data_dir: Path | None, prices: Path | None) -> None:
+    """Print the dry-run estimate of each run of a sweep and their total."""
+    import dataclasses
+
+    from relreason.cost import dry_run
+    from relreason.sweep import load_sweep, plan_sweep
+
+    sweep_file = load_sweep(file)
+    options = sweep_file.options.run_options(show_progress=False)
+    requests = input_tokens = output_tokens = 0
+    cost: float | None = 0.0
+    for run in plan_sweep(sweep_file, path=file, data_dir=data_dir):
+        run_options = options
+        if sweep_file.options.max_new_tokens is None:
+            params = dataclasses.replace(options.params, max_new_tokens=run.task.max_new_tokens)
+            run_options = dataclasses.replace(options, params=params)
+        report = dry_run(run.task, run.model.spec, run_options, prices_file=prices)
+        typer.echo(str(report))
+        requests += report.requests
+        input_tokens += report.input_tokens
+        output_tokens += report.output_tokens
+        cost = None if cost is None or report.cost_usd is None else cost + report.cost_usd
+    total = "unknown (a model has no price)" if cost is None else f"${cost:.2f}"
+    typer.echo(
+        f"total: {requests} requests, ~{input_tokens} input tokens, "
+        f"<= {output_tokens} output tokens, estimated cost {total}"
+    )
 
 
 def report(
