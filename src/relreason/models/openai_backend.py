@@ -167,13 +167,19 @@ class OpenAIBackend(ModelBackend):
         """Give the running event loop its own SDK clients.
 
         Clients hold connections bound to one event loop, so a new loop (a new ``asyncio.run``)
-        gets new ones.
+        gets new ones. Their HTTP transport is aiohttp (the SDK's ``DefaultAioHttpClient``) when
+        the ``openai[aiohttp]`` extra is installed: about 1.6x the requests/s of the default
+        httpx transport at concurrency 64 (benchmarks/RESULTS-runner.md).
         """
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
             self._clients = [
                 self._openai.AsyncOpenAI(
-                    api_key=self._key, base_url=url, timeout=self.timeout, max_retries=0
+                    api_key=self._key,
+                    base_url=url,
+                    timeout=self.timeout,
+                    max_retries=0,
+                    **_http_client(self._openai),
                 )
                 for url in self._urls
             ]
@@ -307,3 +313,13 @@ __all__ = [
     "echo_agrees",
     "match_first_token",
 ]
+
+
+def _http_client(sdk: Any) -> dict[str, Any]:
+    """``{"http_client": aiohttp transport}`` when the SDK can use aiohttp, else nothing."""
+    try:
+        import httpx_aiohttp  # noqa: F401  (what DefaultAioHttpClient needs)
+    except ImportError:
+        return {}
+    factory = getattr(sdk, "DefaultAioHttpClient", None)
+    return {} if factory is None else {"http_client": factory()}
