@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -160,36 +163,6 @@ def register(app: typer.Typer) -> None:
     app.command("report")(report)
 
 
-def _common(
-    model: str,
-    base_url: list[str] | None,
-    api: Api,
-    chat_template: bool,
-    device: str,
-    dtype: str,
-    batch_size: int | None,
-    scoring: Scoring,
-    max_new_tokens: int | None,
-    temperature: float,
-    top_logprobs: int,
-    concurrency: int,
-    rpm: float | None,
-    tpm: float | None,
-    max_retries: int,
-    request_timeout: float,
-    no_cache: bool,
-    refresh: bool,
-    limit: int | None,
-    seed: int,
-    out: Path | None,
-    dry_run: bool,
-    progress: bool,
-    prices: Path | None,
-    data_dir: Path | None,
-) -> RunConfig:
-    return RunConfig(**{k: v for k, v in locals().items()})
-
-
 @run_app.callback()
 def run_main(
     ctx: typer.Context,
@@ -212,7 +185,65 @@ def run_main(
     _finish(summary, resume, strict=False, printed=True)
 
 
+def _shared_run_options(
+    model: ModelOpt = DEFAULT_MODEL,
+    base_url: BaseUrlOpt = None,
+    api: Annotated[Api, typer.Option("--api")] = Api.chat,
+    chat_template: Annotated[bool, typer.Option(help="Wrap prompts in the chat template.")] = False,
+    device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
+    dtype: Annotated[str, typer.Option(help="float32 | bfloat16 | float16")] = "float32",
+    batch_size: Annotated[int | None, typer.Option(min=1, show_default=False)] = None,
+    scoring: Annotated[Scoring, typer.Option("--scoring")] = Scoring.generate,
+    max_new_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Default: the setting's own (32, or 256 for CoT).")
+    ] = None,
+    temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
+    top_logprobs: Annotated[int, typer.Option(min=0, max=20)] = 5,
+    concurrency: Annotated[int, typer.Option(min=1)] = 8,
+    rpm: Annotated[float | None, typer.Option(help="Requests per minute.")] = None,
+    tpm: Annotated[float | None, typer.Option(help="Tokens per minute.")] = None,
+    max_retries: Annotated[int, typer.Option(min=0)] = 6,
+    request_timeout: Annotated[float, typer.Option(min=0.1)] = 60.0,
+    no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
+    refresh: Annotated[bool, typer.Option("--refresh")] = False,
+    limit: LimitOpt = None,
+    seed: int = 0,
+    out: OutDirOpt = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Estimate requests, tokens, cost.")
+    ] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress display.")] = True,
+    prices: PricesOpt = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Holds, in its signature, the options every ``run`` subcommand takes (never called)."""
+
+
+def with_run_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Give ``command`` the shared run options, gathered into its ``cfg: RunConfig`` argument.
+
+    Typer reads a command's options from its signature, so the wrapper's signature is the
+    command's own parameters (without ``cfg``) followed by :func:`_shared_run_options`'.
+    """
+    own = inspect.signature(command, eval_str=True)
+    shared = inspect.signature(_shared_run_options, eval_str=True)
+    names = set(shared.parameters)
+
+    @functools.wraps(command)
+    def wrapper(**kwargs: Any) -> None:
+        cfg = RunConfig(**{k: kwargs.pop(k) for k in names})
+        command(cfg=cfg, **kwargs)
+
+    parameters = [p for p in own.parameters.values() if p.name != "cfg"]
+    parameters += list(shared.parameters.values())
+    wrapper.__signature__ = own.replace(parameters=parameters)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+    del wrapper.__wrapped__  # typer must read the new signature, not the command's
+    return wrapper
+
+
 @run_app.command("convre")
+@with_run_options
 def run_convre(
     task: TaskOpt,
     setting: SettingOpt = None,
@@ -225,112 +256,43 @@ def run_convre(
     text_type: TextTypeKnob = None,
     mode: Annotated[ConvReMode, typer.Option("--mode")] = ConvReMode.auto,
     logprob_fallback: Annotated[bool, typer.Option(help="Appendix F log-prob fallback.")] = True,
-    model: ModelOpt = DEFAULT_MODEL,
-    base_url: BaseUrlOpt = None,
-    api: Annotated[Api, typer.Option("--api")] = Api.chat,
-    chat_template: Annotated[bool, typer.Option(help="Wrap prompts in the chat template.")] = False,
-    device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
-    dtype: Annotated[str, typer.Option(help="float32 | bfloat16 | float16")] = "float32",
-    batch_size: Annotated[int | None, typer.Option(min=1, show_default=False)] = None,
-    scoring: Annotated[Scoring, typer.Option("--scoring")] = Scoring.generate,
-    max_new_tokens: Annotated[
-        int | None, typer.Option(min=1, help="Default: the setting's own (32, or 256 for CoT).")
-    ] = None,
-    temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
-    top_logprobs: Annotated[int, typer.Option(min=0, max=20)] = 5,
-    concurrency: Annotated[int, typer.Option(min=1)] = 8,
-    rpm: Annotated[float | None, typer.Option(help="Requests per minute.")] = None,
-    tpm: Annotated[float | None, typer.Option(help="Tokens per minute.")] = None,
-    max_retries: Annotated[int, typer.Option(min=0)] = 6,
-    request_timeout: Annotated[float, typer.Option(min=0.1)] = 60.0,
-    no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
-    refresh: Annotated[bool, typer.Option("--refresh")] = False,
-    limit: LimitOpt = None,
-    seed: int = 0,
-    out: OutDirOpt = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Estimate requests, tokens, cost.")
-    ] = False,
-    progress: Annotated[bool, typer.Option(help="Show a progress display.")] = True,
-    prices: PricesOpt = None,
-    data_dir: DataDir = None,
+    *,
+    cfg: RunConfig,
 ) -> None:
     """Run a model on one ConvRe setting (default model: the bundled SmolLM2)."""
     knobs = {
-        k: v
-        for k, v in {
-            "prompt": prompt,
-            "relation": relation,
-            "n_shot": n_shot,
-            "example_type": example_type,
-            "text_type": text_type,
-        }.items()
-        if v is not None
+        "prompt": prompt,
+        "relation": relation,
+        "n_shot": n_shot,
+        "example_type": example_type,
+        "text_type": text_type,
     }
     built = tasks.convre_task(
         task.value,
         setting,
-        knobs,
+        {k: v for k, v in knobs.items() if v is not None},
         subset=subset,
         neutral=neutral,
-        data_dir=data_dir,
+        data_dir=cfg.data_dir,
         logprob_fallback=logprob_fallback,
     )
-    cfg = _common(
-        model, base_url, api, chat_template, device, dtype, batch_size, scoring,
-        max_new_tokens, temperature, top_logprobs, concurrency, rpm, tpm, max_retries,
-        request_timeout, no_cache, refresh, limit, seed, out, dry_run, progress, prices,
-        data_dir,
-    )  # fmt: skip
     _execute(built, cfg, strict=mode is ConvReMode.strict)
 
 
 @run_app.command("mcr")
+@with_run_options
 def run_mcr(
     language: LanguageOpt,
     method: MethodOpt,
     mode: Annotated[McrMode, typer.Option("--mode")] = McrMode.robust,
     exemplars: ExemplarsOpt = None,
-    model: ModelOpt = DEFAULT_MODEL,
-    base_url: BaseUrlOpt = None,
-    api: Annotated[Api, typer.Option("--api")] = Api.chat,
-    chat_template: Annotated[bool, typer.Option(help="Wrap prompts in the chat template.")] = False,
-    device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
-    dtype: Annotated[str, typer.Option(help="float32 | bfloat16 | float16")] = "float32",
-    batch_size: Annotated[int | None, typer.Option(min=1, show_default=False)] = None,
-    scoring: Annotated[Scoring, typer.Option("--scoring")] = Scoring.generate,
-    max_new_tokens: Annotated[
-        int | None, typer.Option(min=1, help="Default: the setting's own (32, or 256 for CoT).")
-    ] = None,
-    temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
-    top_logprobs: Annotated[int, typer.Option(min=0, max=20)] = 5,
-    concurrency: Annotated[int, typer.Option(min=1)] = 8,
-    rpm: Annotated[float | None, typer.Option(help="Requests per minute.")] = None,
-    tpm: Annotated[float | None, typer.Option(help="Tokens per minute.")] = None,
-    max_retries: Annotated[int, typer.Option(min=0)] = 6,
-    request_timeout: Annotated[float, typer.Option(min=0.1)] = 60.0,
-    no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
-    refresh: Annotated[bool, typer.Option("--refresh")] = False,
-    limit: LimitOpt = None,
-    seed: int = 0,
-    out: OutDirOpt = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Estimate requests, tokens, cost.")
-    ] = False,
-    progress: Annotated[bool, typer.Option(help="Show a progress display.")] = True,
-    prices: PricesOpt = None,
-    data_dir: DataDir = None,
+    *,
+    cfg: RunConfig,
 ) -> None:
     """Run a model on one MCR language and method (default model: the bundled SmolLM2)."""
     built = tasks.mcr_task(
-        language, method, mode=mode.value, data_dir=data_dir, exemplars=exemplars
+        language, method, mode=mode.value, data_dir=cfg.data_dir, exemplars=exemplars
     )
-    cfg = _common(
-        model, base_url, api, chat_template, device, dtype, batch_size, scoring,
-        max_new_tokens, temperature, top_logprobs, concurrency, rpm, tpm, max_retries,
-        request_timeout, no_cache, refresh, limit, seed, out, dry_run, progress, prices,
-        data_dir,
-    )  # fmt: skip
     _execute(built, cfg, strict=False)
 
 
