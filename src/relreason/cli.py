@@ -14,22 +14,16 @@ from rich.markup import escape
 
 from relreason import tasks
 from relreason.cli_options import (
+    ConvReChoice,
     ConvReMode,
     DataDir,
-    ExampleTypeKnob,
     ExemplarsOpt,
     LanguageOpt,
     LimitOpt,
     McrMode,
     MethodOpt,
-    NeutralOpt,
-    NShotKnob,
-    PromptKnob,
-    RelationKnob,
-    SettingOpt,
-    SubsetOpt,
-    TaskOpt,
-    TextTypeKnob,
+    convre_task_of,
+    with_convre_setting,
 )
 from relreason.errors import RelreasonError, UnreadableAnswersError
 from relreason.types import Task
@@ -45,23 +39,6 @@ app.add_typer(prompts_app, name="prompts")
 app.add_typer(score_app, name="score")
 
 err = Console(stderr=True)
-
-
-def _knobs(
-    prompt: str | None,
-    relation: str | None,
-    n_shot: int | None,
-    example_type: str | None,
-    text_type: str | None,
-) -> dict[str, Any]:
-    given = {
-        "prompt": prompt,
-        "relation": relation,
-        "n_shot": n_shot,
-        "example_type": example_type,
-        "text_type": text_type,
-    }
-    return {k: v for k, v in given.items() if v is not None}
 
 
 def _write_jsonl(rows: Iterable[dict[str, Any]]) -> None:
@@ -84,25 +61,14 @@ def _prompt_rows(task: Task, limit: int | None) -> Iterable[dict[str, Any]]:
 
 
 @prompts_app.command("convre")
+@with_convre_setting
 def prompts_convre(
-    task: TaskOpt,
-    setting: SettingOpt = None,
-    subset: SubsetOpt = False,
-    neutral: NeutralOpt = False,
-    prompt: PromptKnob = None,
-    relation: RelationKnob = None,
-    n_shot: NShotKnob = None,
-    example_type: ExampleTypeKnob = None,
-    text_type: TextTypeKnob = None,
+    convre: ConvReChoice,
     limit: LimitOpt = None,
     data_dir: DataDir = None,
 ) -> None:
     """Print ConvRe prompts: one JSON object per line with index, prompt and gold."""
-    knobs = _knobs(prompt, relation, n_shot, example_type, text_type)
-    built = tasks.convre_task(
-        task.value, setting, knobs, subset=subset, neutral=neutral, data_dir=data_dir
-    )
-    _write_jsonl(_prompt_rows(built, limit))
+    _write_jsonl(_prompt_rows(convre_task_of(convre, data_dir), limit))
 
 
 @prompts_app.command("mcr")
@@ -153,18 +119,11 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
 
 
 @score_app.command("convre")
+@with_convre_setting
 def score_convre(
-    task: TaskOpt,
+    convre: ConvReChoice,
     responses: ResponsesOpt,
     out: OutOpt,
-    setting: SettingOpt = None,
-    subset: SubsetOpt = False,
-    neutral: NeutralOpt = False,
-    prompt: PromptKnob = None,
-    relation: RelationKnob = None,
-    n_shot: NShotKnob = None,
-    example_type: ExampleTypeKnob = None,
-    text_type: TextTypeKnob = None,
     mode: Annotated[ConvReMode, typer.Option("--mode")] = ConvReMode.auto,
     logprob_fallback: Annotated[
         bool, typer.Option(help="Read unclear answers from first-token log-probs (Appendix F).")
@@ -172,16 +131,7 @@ def score_convre(
     data_dir: DataDir = None,
 ) -> None:
     """Score ConvRe outputs; exits 1 in strict mode when some cannot be read."""
-    knobs = _knobs(prompt, relation, n_shot, example_type, text_type)
-    built = tasks.convre_task(
-        task.value,
-        setting,
-        knobs,
-        subset=subset,
-        neutral=neutral,
-        data_dir=data_dir,
-        logprob_fallback=logprob_fallback,
-    )
+    built = convre_task_of(convre, data_dir, logprob_fallback)
     _score_and_report(built, responses, out, strict=mode is ConvReMode.strict)
 
 

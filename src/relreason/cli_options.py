@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+
+from relreason.types import Task
 
 
 class ConvReTaskName(StrEnum):
@@ -97,3 +103,88 @@ LimitOpt = Annotated[
     int | None,
     typer.Option("--limit", min=1, help="Only the first N items.", show_default=False),
 ]
+
+
+def gather_options(
+    template: Callable[..., None], into: str, make: Callable[..., Any]
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A decorator giving a command ``template``'s options, gathered into its argument ``into``.
+
+    Typer reads a command's options from its signature, so the wrapper's signature is the
+    command's own parameters (without ``into``) followed by ``template``'s; on a call, the
+    template's values are passed to ``make`` and the result to the command as ``into``.
+    Decorators stack: each gathers its own options.
+    """
+    shared = inspect.signature(template, eval_str=True)
+    names = set(shared.parameters)
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        own = inspect.signature(command, eval_str=True)
+
+        @functools.wraps(command)
+        def wrapper(**kwargs: Any) -> None:
+            gathered = make(**{k: kwargs.pop(k) for k in names})
+            command(**{into: gathered}, **kwargs)
+
+        parameters = [p for p in own.parameters.values() if p.name != into]
+        parameters = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in parameters]
+        parameters += [
+            p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in shared.parameters.values()
+        ]
+        wrapper.__signature__ = own.replace(parameters=parameters)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+        del wrapper.__wrapped__  # typer must read the new signature, not the command's
+        return wrapper
+
+    return decorate
+
+
+@dataclass(frozen=True)
+class ConvReChoice:
+    """A ConvRe task and setting as chosen on the command line (knobs override the setting)."""
+
+    task: str
+    setting: int | None
+    subset: bool
+    neutral: bool
+    knobs: dict[str, Any]
+
+
+def _convre_options(
+    task: TaskOpt,
+    setting: SettingOpt = None,
+    subset: SubsetOpt = False,
+    neutral: NeutralOpt = False,
+    prompt: PromptKnob = None,
+    relation: RelationKnob = None,
+    n_shot: NShotKnob = None,
+    example_type: ExampleTypeKnob = None,
+    text_type: TextTypeKnob = None,
+) -> None:
+    """Holds, in its signature, the options that choose a ConvRe task and setting."""
+
+
+def _convre_choice(
+    task: ConvReTaskName, setting: int | None, subset: bool, neutral: bool, **knobs: Any
+) -> ConvReChoice:
+    chosen = {k: v for k, v in knobs.items() if v is not None}
+    return ConvReChoice(task.value, setting, subset, neutral, chosen)
+
+
+with_convre_setting = gather_options(_convre_options, "convre", _convre_choice)
+"""Gives a command the ConvRe task and setting options, as its ``convre: ConvReChoice``."""
+
+
+def convre_task_of(choice: ConvReChoice, data_dir: Path | None, fallback: bool = True) -> Task:
+    """The ConvRe task a command-line choice names (see :func:`relreason.tasks.convre_task`)."""
+    from relreason.tasks import convre_task
+
+    return convre_task(
+        choice.task,
+        choice.setting,
+        choice.knobs,
+        subset=choice.subset,
+        neutral=choice.neutral,
+        data_dir=data_dir,
+        logprob_fallback=fallback,
+    )

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,23 +11,18 @@ import typer
 from relreason import tasks
 from relreason.cli_options import (
     Api,
+    ConvReChoice,
     ConvReMode,
     DataDir,
-    ExampleTypeKnob,
     ExemplarsOpt,
     LanguageOpt,
     LimitOpt,
     McrMode,
     MethodOpt,
-    NeutralOpt,
-    NShotKnob,
-    PromptKnob,
-    RelationKnob,
     Scoring,
-    SettingOpt,
-    SubsetOpt,
-    TaskOpt,
-    TextTypeKnob,
+    convre_task_of,
+    gather_options,
+    with_convre_setting,
 )
 from relreason.errors import UnreadableAnswersError, UsageError
 from relreason.models.registry import DEFAULT_MODEL, ModelOptions, load_backend
@@ -219,63 +211,22 @@ def _shared_run_options(
     """Holds, in its signature, the options every ``run`` subcommand takes (never called)."""
 
 
-def with_run_options(command: Callable[..., None]) -> Callable[..., None]:
-    """Give ``command`` the shared run options, gathered into its ``cfg: RunConfig`` argument.
-
-    Typer reads a command's options from its signature, so the wrapper's signature is the
-    command's own parameters (without ``cfg``) followed by :func:`_shared_run_options`'.
-    """
-    own = inspect.signature(command, eval_str=True)
-    shared = inspect.signature(_shared_run_options, eval_str=True)
-    names = set(shared.parameters)
-
-    @functools.wraps(command)
-    def wrapper(**kwargs: Any) -> None:
-        cfg = RunConfig(**{k: kwargs.pop(k) for k in names})
-        command(cfg=cfg, **kwargs)
-
-    parameters = [p for p in own.parameters.values() if p.name != "cfg"]
-    parameters += list(shared.parameters.values())
-    wrapper.__signature__ = own.replace(parameters=parameters)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
-    del wrapper.__wrapped__  # typer must read the new signature, not the command's
-    return wrapper
+with_run_options = gather_options(_shared_run_options, "cfg", RunConfig)
+"""Gives a command the model and runner options, as its ``cfg: RunConfig``."""
 
 
 @run_app.command("convre")
 @with_run_options
+@with_convre_setting
 def run_convre(
-    task: TaskOpt,
-    setting: SettingOpt = None,
-    subset: SubsetOpt = False,
-    neutral: NeutralOpt = False,
-    prompt: PromptKnob = None,
-    relation: RelationKnob = None,
-    n_shot: NShotKnob = None,
-    example_type: ExampleTypeKnob = None,
-    text_type: TextTypeKnob = None,
+    convre: ConvReChoice,
     mode: Annotated[ConvReMode, typer.Option("--mode")] = ConvReMode.auto,
     logprob_fallback: Annotated[bool, typer.Option(help="Appendix F log-prob fallback.")] = True,
     *,
     cfg: RunConfig,
 ) -> None:
     """Run a model on one ConvRe setting (default model: the bundled SmolLM2)."""
-    knobs = {
-        "prompt": prompt,
-        "relation": relation,
-        "n_shot": n_shot,
-        "example_type": example_type,
-        "text_type": text_type,
-    }
-    built = tasks.convre_task(
-        task.value,
-        setting,
-        {k: v for k, v in knobs.items() if v is not None},
-        subset=subset,
-        neutral=neutral,
-        data_dir=cfg.data_dir,
-        logprob_fallback=logprob_fallback,
-    )
+    built = convre_task_of(convre, cfg.data_dir, logprob_fallback)
     _execute(built, cfg, strict=mode is ConvReMode.strict)
 
 
