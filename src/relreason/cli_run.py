@@ -149,10 +149,11 @@ def _finish(summary: Any, out: Path, strict: bool, printed: bool) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``run`` (its ``convre`` and ``mcr`` subcommands), ``sweep`` and ``report``."""
+    """Add ``run`` (its ``convre`` and ``mcr`` subcommands), ``sweep``, ``report``, ``compare``."""
     app.add_typer(run_app, name="run")
     app.command("sweep")(sweep)
     app.command("report")(report)
+    app.command("compare")(compare)
 
 
 @run_app.callback()
@@ -328,3 +329,17 @@ def report(
             typer.echo(json.dumps(row, ensure_ascii=False))
         return
     typer.echo(format_rows(rows))
+
+
+def compare(
+    run_a: Annotated[Path, typer.Argument(help="A run folder.")],
+    run_b: Annotated[Path, typer.Argument(help="Another run folder of the same task.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Compare two runs item by item: 2x2 table, answer agreement, McNemar's exact test."""
+    import json
+
+    from relreason.compare import compare_runs
+
+    result = compare_runs(run_a, run_b)
+    typer.echo(json.dumps(result.to_json()) if as_json else str(result))
