@@ -177,4 +177,7 @@ def test_sweep_dry_run_counts_every_request_and_runs_nothing(
     # two ConvRe runs of 328 items and one MCR zero-shot-CoT run (two requests an item), per model
     expected = 2 * (2 * 328 + 2 * n_mcr)
     assert f"total: {expected} requests" in stdout
+    # each setting's own generation length: 32 tokens for a letter, 256 for chain of thought
+    assert f"<= {328 * 32} output tokens" in stdout  # setting 2
+    assert f"<= {328 * 256} output tokens" in stdout  # setting 11 (CoT)
     assert not out.exists()

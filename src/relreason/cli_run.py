@@ -269,9 +269,8 @@ def sweep(
 
 def _sweep_dry_run(file: Path, data_dir: Path | None, prices: Path | None) -> None:
     """Print the dry-run estimate of each run of a sweep and their total."""
-    import dataclasses
-
     from relreason.cost import dry_run
+    from relreason.run_options import with_task_length
     from relreason.sweep import load_sweep, plan_sweep
 
     sweep_file = load_sweep(file)
@@ -281,8 +280,7 @@ def _sweep_dry_run(file: Path, data_dir: Path | None, prices: Path | None) -> No
     for run in plan_sweep(sweep_file, path=file, data_dir=data_dir):
         run_options = options
         if sweep_file.options.max_new_tokens is None:
-            params = dataclasses.replace(options.params, max_new_tokens=run.task.max_new_tokens)
-            run_options = dataclasses.replace(options, params=params)
+            run_options = with_task_length(options, run.task)
         report = dry_run(run.task, run.model.spec, run_options, prices_file=prices)
         typer.echo(str(report))
         requests += report.requests

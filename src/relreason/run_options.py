@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from relreason.errors import UsageError
-from relreason.types import GenerationParams
+from relreason.types import GenerationParams, Task
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,16 @@ class RunOptions:
             raise UsageError(f"bad run options: {error}") from None
         options.validate()
         return options
+
+
+def with_task_length(options: RunOptions, task: Task) -> RunOptions:
+    """``options`` with the task's own generation length (``Task.max_new_tokens``).
+
+    Used where the user set no ``max_new_tokens``: 32 tokens for an answer letter, 256 for a
+    chain of thought, instead of one length for every setting.
+    """
+    params = dataclasses.replace(options.params, max_new_tokens=task.max_new_tokens)
+    return dataclasses.replace(options, params=params)
 
 
 def _positive_or_none(value: float | None) -> bool:

@@ -22,7 +22,7 @@ import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from relreason.errors import DataError, RelreasonError, UsageError
 from relreason.progress import RunProgress
 from relreason.results import is_run_folder, load_records, read_manifest
+from relreason.run_options import with_task_length
 from relreason.runner import RunOptions, arun_task
 from relreason.types import GenerationParams, Task
 
@@ -315,10 +316,7 @@ async def _arun_sweep(
                 key = json.dumps(run.model.model_dump(), sort_keys=True)
                 if key not in backends:
                     backends[key] = load_backend(run.model.spec, **run.model.options())
-                run_options = options
-                if task_lengths:
-                    params = replace(options.params, max_new_tokens=run.task.max_new_tokens)
-                    run_options = replace(options, params=params)
+                run_options = with_task_length(options, run.task) if task_lengths else options
                 await arun_task(
                     run.task,
                     backends[key],
