@@ -42,7 +42,7 @@ TIE = 1e-4
 
 def prompts(data: Path, setting: int, limit: int | None) -> list[str]:
     """The ConvRe re2text prompts of ``setting`` on the subset, in item order."""
-    from relreason.benchmarks.convre import build_items
+    from relreason.benchmarks.convre.prompts import build_items
 
     items = build_items("re2text", setting, subset=True, data_dir=data)
     return [it.prompt for it in items[:limit]]

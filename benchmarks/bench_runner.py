@@ -30,8 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from relreason.cache import ResponseCache, cache_key  # noqa: E402
-from relreason.runner import RunOptions, run_task  # noqa: E402
+from relreason.run.cache import ResponseCache, cache_key  # noqa: E402
+from relreason.run.runner import RunOptions, run_task  # noqa: E402
 from relreason.types import Response  # noqa: E402
 from servers.fault_server import toy_task  # noqa: E402
 
@@ -159,7 +159,7 @@ MEMORY = textwrap.dedent(
     sys.path.insert(0, {tests!r})
     from servers.fault_server import toy_task
     from relreason.models.baselines import BaselineBackend
-    from relreason.runner import RunOptions, run_task
+    from relreason.run.runner import RunOptions, run_task
     task = toy_task({n}, name="bench-memory")
     before = peak_kib()
     start = time.perf_counter()

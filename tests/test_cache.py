@@ -8,10 +8,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relreason.cache import ResponseCache, cache_key, stable_identity
 from relreason.models.baselines import BaselineBackend
-from relreason.results import load_records
-from relreason.runner import RunOptions, run_task
+from relreason.records import load_records
+from relreason.run.cache import ResponseCache, cache_key, stable_identity
+from relreason.run.runner import RunOptions, run_task
 from relreason.types import Response, Usage
 from servers.fault_server import toy_task
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from relreason.benchmarks import convre, mcr
+from relreason.benchmarks.convre import prompts as convre
+from relreason.benchmarks.mcr import prompts as mcr
 from relreason.cli import main
 
 

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
+from relreason.analysis.compare import mcnemar_exact
 from relreason.cli import main
-from relreason.compare import mcnemar_exact
 
 
 @given(st.integers(0, 300), st.integers(0, 300))

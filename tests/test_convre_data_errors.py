@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from relreason.benchmarks.convre import ConvReSetting, build_items, load_triples
+from relreason.benchmarks.convre.prompts import ConvReSetting, build_items, load_triples
 from relreason.errors import DataError
 
 ORG = "organization , organization , child. , organization , organization relationship , child"

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from relreason.benchmarks import convre_data
-from relreason.benchmarks.convre import (
+from relreason.benchmarks.convre import data as convre_data
+from relreason.benchmarks.convre.prompts import (
     ConvReSetting,
     build_items,
     build_task,
@@ -559,7 +559,7 @@ def test_neutralize_rewrites_only_the_middle_of_a_notation(
 
 
 def test_build_task(shared_data: Path) -> None:
-    scoring = pytest.importorskip("relreason.scoring.convre")
+    scoring = pytest.importorskip("relreason.benchmarks.convre.scoring")
     task = build_task("re2text", 9, data_dir=shared_data)
     assert task.benchmark == "convre"
     assert task.name == "convre/re2text/setting-9"

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from relreason.cost import (
+from relreason.errors import DataError, UsageError
+from relreason.run.cost import (
     DEFAULT_PRICES,
     Price,
     dry_run,
@@ -19,8 +20,7 @@ from relreason.cost import (
     price_for,
     tokenizer_counter,
 )
-from relreason.errors import DataError, UsageError
-from relreason.runner import RunOptions
+from relreason.run.runner import RunOptions
 from relreason.types import GenerationParams
 from servers.fault_server import toy_task
 

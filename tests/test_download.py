@@ -18,14 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from http_static import StaticServer
+from relreason.benchmarks.mcr.files import exemplars_json, extract_exemplars
+from relreason.benchmarks.registry import download, pinned_files, verify
 from relreason.errors import ChecksumError, DataError, RelreasonError, UsageError
-from relreason.sources import BENCHMARK_FILES, download, verify
-from relreason.sources_download import (
-    download_files,
-    exemplars_json,
-    extract_exemplars,
-    write_atomic,
-)
+from relreason.files import atomic_write_bytes as write_atomic
 
 pytestmark = pytest.mark.server
 
@@ -60,7 +56,7 @@ def test_download_all_then_nothing_to_fetch(
     written = download("all", dest, mirror=mirror.url)
     assert len(written) == 12
     assert mirror.count() == 12
-    for benchmark, files in BENCHMARK_FILES.items():
+    for benchmark, files in ((b, pinned_files(b)) for b in ("convre", "mcr")):
         assert verify(benchmark, dest) == []
         for name in files:
             assert (dest / benchmark / name).read_bytes() == (
@@ -80,7 +76,7 @@ def test_download_uses_env_mirror_and_cache(
     monkeypatch.setenv("RELREASON_MIRROR", mirror.url + "/")
     monkeypatch.setenv("RELREASON_CACHE_DIR", str(tmp_path))
     written = download("convre")
-    assert sorted(p.name for p in written) == sorted(BENCHMARK_FILES["convre"])
+    assert sorted(p.name for p in written) == sorted(pinned_files("convre"))
     assert all(p.parent == tmp_path / "data" / "convre" for p in written)
     assert mirror.count("convre/") == 6 and mirror.count("mcr/") == 0
     assert verify("convre", tmp_path / "data") == []
@@ -93,7 +89,7 @@ def test_only_missing_or_changed_files_are_fetched(mirror: StaticServer, tmp_pat
     changed.write_text("{}", encoding="utf-8")
     before = len(mirror.requests)
     ready = download("mcr", tmp_path, mirror=mirror.url)
-    assert sorted(p.name for p in ready) == sorted(BENCHMARK_FILES["mcr"])
+    assert sorted(p.name for p in ready) == sorted(pinned_files("mcr"))
     fetched = sorted(mirror.requests[before:])
     assert fetched == ["/mcr/composition_french.json", "/mcr/exemplars_official.json"]
     assert verify("mcr", tmp_path) == []
@@ -108,7 +104,7 @@ def test_corrupted_file_leaves_nothing(mirror: StaticServer, tmp_path: Path) -> 
         download("all", dest, mirror=mirror.url)
     message = str(info.value)
     assert "composition_korean.json" in message
-    assert BENCHMARK_FILES["mcr"]["composition_korean.json"] in message
+    assert pinned_files("mcr")["composition_korean.json"] in message
     assert hashlib.sha256(served).hexdigest() in message
     assert leftovers(dest) == []  # no file, no temp file: the folder was not even created
 
@@ -172,7 +168,7 @@ def test_write_atomic_failure_leaves_old_file(
     def broken_replace(src: str, dst: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("relreason.sources_download.os.replace", broken_replace)
+    monkeypatch.setattr("relreason.data.download.os.replace", broken_replace)
     with pytest.raises(RelreasonError, match="No space left"):
         write_atomic(target, b"new")
     assert leftovers(tmp_path) == [target]
@@ -199,11 +195,11 @@ def build_main_py(exemplars: dict[str, str], assignment: str | None = None) -> s
 
 def raw_layout(shared_data: Path, root: Path, main_py: str) -> Path:
     """Lay out ``root`` as raw.githubusercontent.com serves the two repositories."""
-    for name in BENCHMARK_FILES["convre"]:
+    for name in pinned_files("convre"):
         target = root / CONVRE_AT / "data" / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.symlink_to(shared_data / "convre" / name)
-    for name in BENCHMARK_FILES["mcr"]:
+    for name in pinned_files("mcr"):
         if name.startswith("composition_"):
             target = root / MCR_AT / "dataset" / "composition" / name
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -227,7 +223,7 @@ def test_github_path_extracts_exemplars_from_main_py(
     root = raw_layout(shared_data, tmp_path / "raw", build_main_py(official_exemplars))
     dest = tmp_path / "data"
     with StaticServer(root) as server:
-        written = download_files("all", dest, raw_base=server.url)
+        written = download("all", dest, raw_base=server.url)
         assert len(written) == 12
         assert f"/{MCR_AT}/main.py" in server.requests
         assert f"/{CONVRE_AT}/data/triple_dataset.json" in server.requests
@@ -245,7 +241,7 @@ def test_github_path_changed_exemplar_is_a_checksum_error(
     changed = dict(official_exemplars, english=official_exemplars["english"] + "Q:x\nA:A) y\n")
     root = raw_layout(shared_data, tmp_path / "raw", build_main_py(changed))
     with StaticServer(root) as server, pytest.raises(ChecksumError) as info:
-        download_files("mcr", tmp_path / "data", raw_base=server.url)
+        download("mcr", tmp_path / "data", raw_base=server.url)
     assert "exemplars_official.json" in str(info.value)
     assert "main.py" in str(info.value)
     assert leftovers(tmp_path / "data") == []
@@ -270,7 +266,7 @@ def test_github_path_bad_main_py(
     monkeypatch.chdir(tmp_path)
     root = raw_layout(shared_data, tmp_path / "raw", build_main_py({}, assignment))
     with StaticServer(root) as server, pytest.raises(DataError, match=reason) as info:
-        download_files("mcr", tmp_path / "data", raw_base=server.url)
+        download("mcr", tmp_path / "data", raw_base=server.url)
     assert f"{server.url}/{MCR_AT}/main.py" in str(info.value)
     assert not (tmp_path / "PWNED").exists()  # main.py is parsed, never run
     assert leftovers(tmp_path / "data") == []

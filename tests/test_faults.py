@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from relreason.results import comparable, load_records
-from relreason.runner import RunOptions, run_task
+from relreason.records import comparable, load_records
+from relreason.run.runner import RunOptions, run_task
 from servers.fault_server import FAULTS, FaultServer, toy_task
 
 pytest.importorskip("openai")
@@ -98,7 +98,7 @@ SCRIPT = textwrap.dedent(
     sys.path.insert(0, {tests!r})
     from servers.fault_server import toy_task
     from relreason.models.openai_backend import OpenAIBackend
-    from relreason.runner import RunOptions, resume_run, run_task
+    from relreason.run.runner import RunOptions, resume_run, run_task
 
     logging.basicConfig(level=logging.DEBUG)
     url, out, mode, retries = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])

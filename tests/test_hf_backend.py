@@ -19,7 +19,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from relreason.benchmarks.convre import build_items
+from relreason.benchmarks.convre.prompts import build_items
 from relreason.errors import UsageError
 from relreason.models.hf import HFBackend
 from relreason.models.hf_choices import common_prefix_len, split_pair

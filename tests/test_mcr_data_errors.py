@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from relreason.benchmarks import mcr
+from relreason.benchmarks.mcr import data as mcr_data
+from relreason.benchmarks.mcr import prompts as mcr
 from relreason.errors import DataError, RelreasonError, UsageError
 
 Entry = dict[str, Any]
@@ -75,7 +76,7 @@ def test_bad_question_field(
     change(entries[3])
     path = _write_english(data_copy, entries)
     with pytest.raises(DataError) as caught:
-        mcr.load_questions("en", data_copy)
+        mcr_data.load_questions("en", data_copy)
     error = caught.value
     assert error.item == "[3]" and error.field == field
     assert Path(error.file).name == path.name
@@ -96,13 +97,13 @@ def test_chinese_names_are_accepted_and_mapped(data_copy: Path) -> None:
     entries = _first_five(data_copy)
     entries[0]["category"] = ["位置关系", "Identity"]
     _write_english(data_copy, entries)
-    assert mcr.load_questions("en", data_copy)[0].categories == ("Positional", "Identity")
+    assert mcr_data.load_questions("en", data_copy)[0].categories == ("Positional", "Identity")
 
 
 def test_file_not_a_list(data_copy: Path) -> None:
     _write_english(data_copy, {"question": "x"})
     with pytest.raises(DataError, match=r"composition_english\.json.*JSON list"):
-        mcr.load_questions("en", data_copy)
+        mcr_data.load_questions("en", data_copy)
 
 
 def test_item_not_an_object(data_copy: Path) -> None:
@@ -110,19 +111,19 @@ def test_item_not_an_object(data_copy: Path) -> None:
     entries[2] = ["not", "an", "object"]
     _write_english(data_copy, entries)
     with pytest.raises(DataError, match=r"item \[2\]: expected an object"):
-        mcr.load_questions("en", data_copy)
+        mcr_data.load_questions("en", data_copy)
 
 
 def test_invalid_json(data_copy: Path) -> None:
     _write_english(data_copy, None, raw='[{"question": "x",')
     with pytest.raises(DataError, match=r"composition_english\.json"):
-        mcr.load_questions("en", data_copy)
+        mcr_data.load_questions("en", data_copy)
 
 
 def test_missing_file(data_copy: Path) -> None:
     (data_copy / "mcr" / "composition_korean.json").unlink()
     with pytest.raises(RelreasonError, match=r"composition_korean\.json"):
-        mcr.load_questions("ko", data_copy)
+        mcr_data.load_questions("ko", data_copy)
 
 
 def test_edited_file_is_read_again(data_copy: Path) -> None:
@@ -144,31 +145,31 @@ def _write_exemplars(tmp_path: Path, content: Any) -> Path:
 
 
 def test_exemplars_missing_key(tmp_path: Path) -> None:
-    blocks = {key: "x" for key in mcr.EXEMPLAR_KEYS if key != "korean"}
+    blocks = {key: "x" for key in mcr_data.EXEMPLAR_KEYS if key != "korean"}
     path = _write_exemplars(tmp_path, blocks)
     with pytest.raises(DataError) as caught:
-        mcr.load_exemplars(path)
+        mcr_data.load_exemplars(path)
     assert caught.value.field == "korean"
     assert "my_exemplars.json" in str(caught.value) and "missing" in str(caught.value)
 
 
 def test_exemplars_non_string(tmp_path: Path) -> None:
-    blocks: dict[str, Any] = {key: "x" for key in mcr.EXEMPLAR_KEYS}
+    blocks: dict[str, Any] = {key: "x" for key in mcr_data.EXEMPLAR_KEYS}
     blocks["multilingual"] = ["a", "b"]
     path = _write_exemplars(tmp_path, blocks)
     with pytest.raises(DataError, match="field 'multilingual': expected a string, got list"):
-        mcr.load_exemplars(path)
+        mcr_data.load_exemplars(path)
 
 
 def test_exemplars_not_an_object(tmp_path: Path) -> None:
     path = _write_exemplars(tmp_path, ["english"])
     with pytest.raises(DataError, match=r"my_exemplars\.json.*JSON object"):
-        mcr.load_exemplars(path)
+        mcr_data.load_exemplars(path)
 
 
 def test_exemplars_missing_file(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"nowhere\.json"):
-        mcr.load_exemplars(tmp_path / "nowhere.json")
+        mcr_data.load_exemplars(tmp_path / "nowhere.json")
 
 
 def test_bad_exemplar_mapping(shared_data: Path) -> None:
@@ -186,6 +187,6 @@ def test_bad_exemplar_mapping(shared_data: Path) -> None:
 
 def test_unknown_language_and_method(shared_data: Path) -> None:
     with pytest.raises(UsageError, match="german"):
-        mcr.load_questions("german", shared_data)
+        mcr_data.load_questions("german", shared_data)
     with pytest.raises(UsageError, match="unknown MCR method 'two-shot'"):
         mcr.build_items("en", "two-shot", data_dir=shared_data)

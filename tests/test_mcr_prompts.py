@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from relreason.benchmarks import mcr
+from relreason.benchmarks.mcr import data as mcr_data
+from relreason.benchmarks.mcr import prompts as mcr
 from relreason.errors import UsageError
 
 LONG = {"en": "english", "zh": "chinese", "fr": "french", "ja": "japanese", "ko": "korean"}
@@ -58,18 +59,18 @@ def _reference_prompt(
 
 def test_sizes_match_the_release(shared_data: Path) -> None:
     for code, size in SIZES.items():
-        assert len(mcr.load_questions(code, shared_data)) == size
-        assert len(mcr.load_questions(LONG[code].upper(), shared_data)) == size
+        assert len(mcr_data.load_questions(code, shared_data)) == size
+        assert len(mcr_data.load_questions(LONG[code].upper(), shared_data)) == size
 
 
 def test_categories_and_chinese_mapping(shared_data: Path) -> None:
-    assert set(mcr.CATEGORY_ZH.values()) == set(mcr.CATEGORIES)
-    assert len(mcr.CATEGORIES) == 6
+    assert set(mcr_data.CATEGORY_ZH.values()) == set(mcr_data.CATEGORIES)
+    assert len(mcr_data.CATEGORIES) == 6
     raw_zh = _raw(shared_data, "zh")
-    assert {name for entry in raw_zh for name in entry["category"]} == set(mcr.CATEGORY_ZH)
-    for entry, question in zip(raw_zh, mcr.load_questions("zh", shared_data), strict=True):
-        assert question.categories == tuple(mcr.CATEGORY_ZH[c] for c in entry["category"])
-    english = Counter(c for q in mcr.load_questions("en", shared_data) for c in q.categories)
+    assert {name for entry in raw_zh for name in entry["category"]} == set(mcr_data.CATEGORY_ZH)
+    for entry, question in zip(raw_zh, mcr_data.load_questions("zh", shared_data), strict=True):
+        assert question.categories == tuple(mcr_data.CATEGORY_ZH[c] for c in entry["category"])
+    english = Counter(c for q in mcr_data.load_questions("en", shared_data) for c in q.categories)
     assert dict(english) == PAPER_TABLE1
 
 
@@ -77,7 +78,7 @@ def test_every_prompt_matches_the_reference_formula(shared_data: Path) -> None:
     exemplars = json.loads((shared_data / "mcr" / "exemplars_official.json").read_text("utf-8"))
     for code, lang in LONG.items():
         raw = _raw(shared_data, code)
-        for method in mcr.METHODS:
+        for method in mcr_data.METHODS:
             items = mcr.build_items(code, method, data_dir=shared_data)
             assert len(items) == len(raw)
             for i, (entry, item) in enumerate(zip(raw, items, strict=True)):
@@ -99,7 +100,7 @@ def test_first_english_question_by_hand(shared_data: Path) -> None:
         "A) Sub-class Actinopterygii B) Sub-class Dipnoi C) Order Perciformes "
         "D) Sub-class Sarcopterygii \nA:"
     )
-    first = {m: mcr.build_items("en", m, data_dir=shared_data)[0] for m in mcr.METHODS}
+    first = {m: mcr.build_items("en", m, data_dir=shared_data)[0] for m in mcr_data.METHODS}
     assert first["zs"].prompt == x + " Among options, the answer is"
     assert first["zsc"].prompt == x + " Let's think step by step."
     fs = first["fs"].prompt
@@ -111,7 +112,7 @@ def test_first_english_question_by_hand(shared_data: Path) -> None:
 
 
 def test_exemplar_choice_per_method(shared_data: Path) -> None:
-    blocks = {key: f"<{key}>\n" for key in mcr.EXEMPLAR_KEYS}
+    blocks = {key: f"<{key}>\n" for key in mcr_data.EXEMPLAR_KEYS}
     zs = mcr.build_items("fr", "zs", data_dir=shared_data)[5].prompt
     x = zs.removesuffix(" Among options, the answer is")
     for method, key in (
@@ -124,18 +125,18 @@ def test_exemplar_choice_per_method(shared_data: Path) -> None:
 
 
 def test_exemplar_file_by_path(shared_data: Path, tmp_path: Path) -> None:
-    blocks = {key: f"[{key} block]\n" for key in mcr.EXEMPLAR_KEYS}
+    blocks = {key: f"[{key} block]\n" for key in mcr_data.EXEMPLAR_KEYS}
     path = tmp_path / "ex.json"
     path.write_text(json.dumps(blocks), encoding="utf-8")
-    assert mcr.load_exemplars(path) == blocks
+    assert mcr_data.load_exemplars(path) == blocks
     item = mcr.build_items("ko", "fs", data_dir=shared_data, exemplars=path)[0]
     assert item.prompt.startswith("[korean block]\nQ: ")
-    official = mcr.load_exemplars(data_dir=shared_data)
-    assert set(official) == set(mcr.EXEMPLAR_KEYS)
+    official = mcr_data.load_exemplars(data_dir=shared_data)
+    assert set(official) == set(mcr_data.EXEMPLAR_KEYS)
 
 
 def test_build_task(shared_data: Path) -> None:
-    scoring = pytest.importorskip("relreason.scoring.mcr")
+    scoring = pytest.importorskip("relreason.benchmarks.mcr.scoring")
     task = mcr.build_task("Japanese", "zero_shot_cot", mode="paper", data_dir=shared_data)
     assert task.benchmark == "mcr" and task.name == "mcr/ja/zsc"
     assert len(task.items) == SIZES["ja"]
@@ -156,10 +157,10 @@ def test_build_task(shared_data: Path) -> None:
 
 
 def test_task_description_rebuilds_the_task(shared_data: Path, tmp_path: Path) -> None:
-    pytest.importorskip("relreason.scoring.mcr")
-    from relreason.tasks import build_task_from_description
+    pytest.importorskip("relreason.benchmarks.mcr.scoring")
+    from relreason.benchmarks import task_from_description as build_task_from_description
 
-    blocks = {key: f"[{key}]\n" for key in mcr.EXEMPLAR_KEYS}
+    blocks = {key: f"[{key}]\n" for key in mcr_data.EXEMPLAR_KEYS}
     path = tmp_path / "ex.json"
     path.write_text(json.dumps(blocks), encoding="utf-8")
     task = mcr.build_task("zh", "fs", mode="paper", data_dir=shared_data, exemplars=path)
@@ -173,24 +174,24 @@ def test_task_description_rebuilds_the_task(shared_data: Path, tmp_path: Path) -
 
 
 def test_random_guess_reproduces_the_paper(shared_data: Path) -> None:
-    pooled = mcr.random_guess_accuracy(data_dir=shared_data)
-    english = mcr.random_guess_accuracy("en", shared_data)
+    pooled = mcr_data.random_guess_accuracy(data_dir=shared_data)
+    english = mcr_data.random_guess_accuracy("en", shared_data)
     assert round(100 * pooled, 2) == PAPER_RANDOM_GUESS
     assert round(100 * english, 2) == PAPER_RANDOM_GUESS
     # The figure is not the Chinese file's own (fewer, different questions).
-    assert round(100 * mcr.random_guess_accuracy("zh", shared_data), 2) != PAPER_RANDOM_GUESS
+    assert round(100 * mcr_data.random_guess_accuracy("zh", shared_data), 2) != PAPER_RANDOM_GUESS
     by_hand = [1 / len(e["options"]) for e in _raw(shared_data, "en")]
     assert english == pytest.approx(sum(by_hand) / len(by_hand))
 
 
 def test_building_everything_counts(shared_data: Path) -> None:
     """Every language x method builds one prompt per question (speed: benchmarks/)."""
-    mcr._QUESTION_CACHE.clear()
-    mcr._EXEMPLAR_CACHE.clear()
+    mcr_data._QUESTION_CACHE.clear()
+    mcr_data._EXEMPLAR_CACHE.clear()
     total = sum(
         len(mcr.build_items(code, method, data_dir=shared_data))
-        for code in mcr.LANGUAGES
-        for method in mcr.METHODS
+        for code in mcr_data.LANGUAGES
+        for method in mcr_data.METHODS
     )
     assert total == 5 * sum(SIZES.values())
 
@@ -201,28 +202,28 @@ def test_language_names_any_case(pair: tuple[str, str], data: st.DataObject) -> 
     name = data.draw(st.sampled_from([code, long_name]))
     flips = data.draw(st.lists(st.booleans(), min_size=len(name), max_size=len(name)))
     mixed = "".join(c.upper() if f else c for c, f in zip(name, flips, strict=True))
-    assert mcr.normalize_language(mixed) == code
+    assert mcr_data.normalize_language(mixed) == code
 
 
 @given(st.text(max_size=12))
 def test_unknown_language_lists_valid_names(name: str) -> None:
     known = {n.lower() for pair in LONG.items() for n in pair}
     if name.strip().lower() in known:
-        assert mcr.normalize_language(name) in LONG
+        assert mcr_data.normalize_language(name) in LONG
         return
     with pytest.raises(UsageError) as error:
-        mcr.normalize_language(name)
+        mcr_data.normalize_language(name)
     assert "en (english)" in str(error.value) and "ko (korean)" in str(error.value)
 
 
 def test_method_names() -> None:
-    for method in mcr.METHODS:
-        assert mcr.normalize_method(method.upper()) == method
-    assert mcr.normalize_method("few_shot_multilingual") == "fs-multilingual"
-    assert mcr.normalize_method("zero_shot") == "zs"
+    for method in mcr_data.METHODS:
+        assert mcr_data.normalize_method(method.upper()) == method
+    assert mcr_data.normalize_method("few_shot_multilingual") == "fs-multilingual"
+    assert mcr_data.normalize_method("zero_shot") == "zs"
     for bad in ("few", "fs-german", "", "cot"):
         with pytest.raises(UsageError, match="zs, zsc, fs, fs-english, fs-multilingual"):
-            mcr.normalize_method(bad)
+            mcr_data.normalize_method(bad)
 
 
 _option = st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=15)
@@ -235,8 +236,8 @@ _option = st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=
 )
 def test_question_block_property(question: str, options: list[str], pick: int) -> None:
     correct = options[pick % len(options)]
-    q = mcr.Question(0, question, correct, tuple(options), ("Other",))
-    block = mcr.question_block(q)
+    q = mcr_data.Question(0, question, correct, tuple(options), ("Other",))
+    block = mcr_data.question_block(q)
     assert block == _reference_prompt(
         {"question": question, "options": options}, "fs", {"xx": ""}, "xx"
     )

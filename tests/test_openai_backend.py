@@ -410,7 +410,8 @@ def llama() -> Iterator[LlamaServer]:
 @pytest.fixture(scope="module")
 def real_prompts(shared_data: Path) -> list[str]:
     """Two ConvRe prompts (re2text setting 1, text2re setting 8) and one MCR zero-shot prompt."""
-    from relreason.benchmarks import convre, mcr
+    from relreason.benchmarks.convre import prompts as convre
+    from relreason.benchmarks.mcr import prompts as mcr
 
     return [
         convre.build_items("re2text", 1, data_dir=shared_data)[0].prompt,

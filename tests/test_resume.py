@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from relreason.errors import DataError, UsageError
 from relreason.models.baselines import BaselineBackend
-from relreason.results import comparable, load_records, record_line
-from relreason.runner import RunOptions, resume_run, run_task
+from relreason.records import comparable, load_records, record_line
+from relreason.run.runner import RunOptions, resume_run, run_task
 from servers.fault_server import toy_task
 
 OPTIONS = RunOptions(use_cache=False)
@@ -87,10 +87,11 @@ def test_a_partial_run_resumes_sending_only_missing_items(tmp_path: Path, refere
 def test_resume_rebuilds_task_and_backend_from_the_manifest(
     tmp_path: Path, shared_data: Path
 ) -> None:
+    from relreason.benchmarks import get
     from relreason.models.registry import load_backend
-    from relreason.tasks import convre_task
 
-    task = convre_task("re2text", 3, subset=True, data_dir=shared_data)
+    convre = get("convre")
+    task = convre.build_task(convre.params(task="re2text", setting=3, subset=True), shared_data)
     out, whole = tmp_path / "run", tmp_path / "whole"
     options = RunOptions(use_cache=False, limit=40)
     for folder in (whole, out):

@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from relreason.errors import UsageError
 from relreason.models.base import ModelBackend, TransientError
 from relreason.models.baselines import BaselineBackend
-from relreason.results import RECORD_FIELDS, load_records, summarize
-from relreason.runner import RunOptions, run_task
+from relreason.records import RECORD_FIELDS, load_records, summarize
+from relreason.run.runner import RunOptions, run_task
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response, Usage
 from servers.fault_server import toy_task
 

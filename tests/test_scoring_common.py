@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from relreason.scoring import score_convre, score_mcr
+from relreason.benchmarks.convre.scoring import score_convre
+from relreason.benchmarks.mcr.scoring import score_mcr
 from relreason.scoring.common import (
     failed_extraction,
     first_token_letter,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from relreason.scoring import extract_convre, score_convre
+from relreason.benchmarks.convre.scoring import extract_convre, score_convre
 from relreason.types import EvalItem, Response
 
 RE2TEXT = (

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from relreason.errors import UsageError
-from relreason.scoring import (
+from relreason.benchmarks.mcr.scoring import (
     ZSC_SUFFIX,
     extract_paper,
     extract_robust,
@@ -19,6 +18,7 @@ from relreason.scoring import (
     score_mcr,
     zsc_second_stage,
 )
+from relreason.errors import UsageError
 from relreason.types import EvalItem, Response
 
 CHOICES = ("A", "B", "C", "D")

@@ -1,4 +1,4 @@
-"""Locating, loading and verifying the official data files (relreason.sources)."""
+"""Locating, loading and verifying the official data files (relreason.data.sources)."""
 
 from __future__ import annotations
 
@@ -14,16 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relreason import sources
-from relreason.errors import DataError, UsageError
-from relreason.sources import (
-    BENCHMARK_FILES,
+from relreason.benchmarks.registry import pinned_files, verify
+from relreason.data import sources
+from relreason.data.sources import (
     data_file,
     file_checksums,
     load_json,
     resolve_data_dir,
-    verify,
 )
+from relreason.errors import DataError, UsageError
 
 README_SUMS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "README.md"
 
@@ -43,7 +42,7 @@ def test_pins_cover_every_official_file(shared_data: Path) -> None:
         (p.parent.name, p.name): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in shared_data.glob("*/*.json")
     }
-    pinned = {(b, n): h for b, files in BENCHMARK_FILES.items() for n, h in files.items()}
+    pinned = {(b, n): h for b in ("convre", "mcr") for n, h in pinned_files(b).items()}
     assert len(pinned) == 12
     assert pinned == on_disk
 
@@ -107,9 +106,9 @@ def test_data_file_rejects_paths(name: str, tmp_path: Path) -> None:
 
 def test_unknown_benchmark(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="convre, mcr"):
-        data_file("bogus", "x.json", tmp_path)
-    with pytest.raises(UsageError):
         verify("bogus", tmp_path)
+    with pytest.raises(DataError, match="not found"):
+        data_file("bogus", "x.json", tmp_path)
 
 
 # --- load_json --------------------------------------------------------------------------------
@@ -213,9 +212,13 @@ def test_load_json_bad_text_is_a_data_error(text: str) -> None:
 
 
 def test_official_data_verifies(shared_data: Path) -> None:
-    for benchmark in BENCHMARK_FILES:
+    from relreason.benchmarks import get
+
+    for benchmark in ("convre", "mcr"):
         assert verify(benchmark, shared_data) == []
-        assert file_checksums(benchmark, shared_data) == BENCHMARK_FILES[benchmark]
+        files = get(benchmark).files
+        assert files is not None
+        assert file_checksums(files, shared_data) == files.pinned()
 
 
 def test_verify_reports_changed_and_missing(data_copy: Path) -> None:
@@ -228,15 +231,23 @@ def test_verify_reports_changed_and_missing(data_copy: Path) -> None:
     assert missing == [f"{data_copy / 'convre' / 're2text_examples.json'}: missing"]
     new_hash = hashlib.sha256(changed.read_bytes()).hexdigest()
     differs = next(p for p in problems if "triple_subset.json" in p)
-    assert new_hash in differs and BENCHMARK_FILES["convre"]["triple_subset.json"] in differs
-    sums = file_checksums("convre", data_copy)
+    assert new_hash in differs and pinned_files("convre")["triple_subset.json"] in differs
+    from relreason.benchmarks import get
+
+    files = get("convre").files
+    assert files is not None
+    sums = file_checksums(files, data_copy)
     assert "re2text_examples.json" not in sums
     assert sums["triple_subset.json"] == new_hash
     assert verify("mcr", data_copy) == []
 
 
 def test_checksums_computed_once(data_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    file_checksums("mcr", data_copy)
+    from relreason.benchmarks import get
+
+    files = get("mcr").files
+    assert files is not None
+    file_checksums(files, data_copy)
     calls = 0
     real = hashlib.sha256
 
@@ -247,7 +258,7 @@ def test_checksums_computed_once(data_copy: Path, monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(sources.hashlib, "sha256", counting)
     for _ in range(20):
-        file_checksums("mcr", data_copy)
+        file_checksums(files, data_copy)
     assert calls == 0
     english = data_copy / "mcr" / "composition_english.json"
     english.write_bytes(english.read_bytes() + b" ")

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from relreason.analysis.paper import beside_paper, collect, paper_figures
 from relreason.errors import DataError
-from relreason.sweep import beside_paper, collect, load_sweep, paper_figures, run_sweep
+from relreason.run.sweep import load_sweep, run_sweep
 
 SWEEP = """\
 out: {out}

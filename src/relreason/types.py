@@ -137,6 +137,7 @@ class Task:
     source knowledge graph, category); other labels stay in the records only.
     ``max_new_tokens`` is the generation length a run uses unless the user sets one: enough
     for the answer the prompt asks for (a letter, or a chain of thought), no more.
+    ``strict``: a run or score that leaves some answers unread exits 1 (ConvRe ``--mode strict``).
     """
 
     benchmark: str
@@ -147,6 +148,7 @@ class Task:
     second_stage: Callable[[EvalItem, str], str] | None = None
     group_by: tuple[str, ...] = ()
     max_new_tokens: int = 512
+    strict: bool = False
 
     def continuations(self, item: EvalItem) -> dict[str, str]:
         """The continuation scored for each choice letter: ``" A"``, ``" B"``, ..."""

@@ -24,6 +24,7 @@ from relreason.models.errors_map import (
     public_url,
     translate,
 )
+from relreason.models.options import ModelOptions
 from relreason.types import ChoiceRequest, GenerationRequest, Response, Usage
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -61,6 +62,7 @@ class AnthropicBackend(ModelBackend):
 
     batch_size = 1
     supports_logprobs = False
+    supports_choice_scoring = False
 
     def __init__(
         self,
@@ -69,7 +71,6 @@ class AnthropicBackend(ModelBackend):
         base_url: str | None = None,
         timeout: float = 60.0,
         spec: str | None = None,
-        concurrency: int = 4,
     ) -> None:
         """Create the SDK client.
 
@@ -102,7 +103,6 @@ class AnthropicBackend(ModelBackend):
         self.base_url = public_url(url)
         self.timeout = timeout
         self.spec = spec or f"anthropic:{model}"
-        self.concurrency = concurrency
         self.sends_temperature = _sdk_accepts_temperature()
 
     def describe(self) -> Mapping[str, Any]:
@@ -186,3 +186,9 @@ class AnthropicBackend(ModelBackend):
             f"{self.spec}: the Anthropic Messages API gives no log-probabilities, so choices "
             "cannot be scored by likelihood; use --scoring generate"
         )
+
+
+def build(name: str, spec: str, options: ModelOptions) -> AnthropicBackend:
+    """Registry factory: ``anthropic:MODEL`` with the first of ``base_urls`` and ``timeout``."""
+    base_url = options.base_urls[0] if options.base_urls else None
+    return AnthropicBackend(name, base_url=base_url, timeout=options.timeout, spec=spec)

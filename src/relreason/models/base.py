@@ -36,13 +36,15 @@ class ModelBackend(ABC):
     ``spec`` is the user's model spec string (``smollm2``, ``hf:...``, ``openai:...``).
     ``describe()`` returns every parameter that can change an output; it is written to the
     manifest and hashed into cache keys, so it must never contain a secret.
-    ``batch_size`` is how many requests the runner hands over at once (local models);
-    ``concurrency`` is a hint for how many batches may be in flight (API models).
+    ``batch_size`` is how many requests the runner hands over at once (local models).
+    Capabilities, checked before a run folder is written: ``supports_logprobs`` (first-token
+    log-probabilities with generated text) and ``supports_choice_scoring`` (``score_choices``).
     """
 
     spec: str
     batch_size: int = 1
     supports_logprobs: bool = False
+    supports_choice_scoring: bool = True
 
     @abstractmethod
     def describe(self) -> Mapping[str, Any]:

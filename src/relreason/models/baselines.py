@@ -12,6 +12,7 @@ from typing import Any
 
 from relreason.errors import UsageError
 from relreason.models.base import ModelBackend
+from relreason.models.options import ModelOptions
 from relreason.types import ChoiceRequest, GenerationRequest, Response
 
 BASELINES = ("random", "first", "oracle")
@@ -69,3 +70,10 @@ class BaselineBackend(ModelBackend):
             scores = {letter: (0.0 if letter == picked else -100.0) for letter in letters}
             out.append(Response(choice_logprobs=scores))
         return out
+
+
+def build(name: str, spec: str, options: ModelOptions) -> BaselineBackend:
+    """Registry factory: ``random[:SEED]``, ``first`` or ``oracle``."""
+    kind = spec.partition(":")[0]
+    seed = int(name) if name else options.seed
+    return BaselineBackend(kind, seed=seed)

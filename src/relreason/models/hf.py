@@ -28,6 +28,7 @@ from relreason.models.hf_choices import (
     run_rows,
 )
 from relreason.models.hf_generate import generate_batch
+from relreason.models.options import ModelOptions
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response, Usage
 
 DTYPES = {
@@ -317,3 +318,20 @@ def _with_latency(response: Response | None, latency: float) -> Response:
         latency_s=latency,
         error=response.error,
     )
+
+
+def local_kwargs(options: ModelOptions) -> dict[str, Any]:
+    """The ``HFBackend`` keyword options that ``ModelOptions`` sets."""
+    kwargs: dict[str, Any] = {
+        "device": options.device,
+        "dtype": options.dtype,
+        "chat_template": options.chat_template,
+    }
+    if options.batch_size is not None:
+        kwargs["batch_size"] = options.batch_size
+    return kwargs
+
+
+def build(name: str, spec: str, options: ModelOptions) -> HFBackend:
+    """Registry factory: ``hf:PATH_OR_NAME``."""
+    return HFBackend(name, spec=spec, **local_kwargs(options))

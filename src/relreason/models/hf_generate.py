@@ -38,7 +38,7 @@ def cut_at_stop(text: str, stop: Sequence[str]) -> str:
 
 def _config(params: GenerationParams, eos_ids: list[int], pad_id: int) -> GenerationConfig:
     sample = params.temperature > 0
-    return GenerationConfig(
+    return GenerationConfig(  # type: ignore[no-untyped-call]
         max_new_tokens=params.max_new_tokens,
         do_sample=sample,
         temperature=params.temperature if sample else None,

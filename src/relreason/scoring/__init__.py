@@ -1,5 +1,5 @@
-"""Answer scoring for both benchmarks: pure functions from an item and a response to an
-``Extraction``; no model is ever needed."""
+"""Reading answers: the rules both benchmarks share (``scoring.common``). Each benchmark's own
+readers live in its package (``relreason.benchmarks.convre.scoring``, ``...mcr.scoring``)."""
 
 from relreason.scoring.common import (
     failed_extraction,
@@ -7,27 +7,5 @@ from relreason.scoring.common import (
     score_choice_logprobs,
     status_for,
 )
-from relreason.scoring.convre import extract_convre, score_convre
-from relreason.scoring.mcr import (
-    ZSC_SUFFIX,
-    extract_paper,
-    extract_robust,
-    paper_letters,
-    score_mcr,
-    zsc_second_stage,
-)
 
-__all__ = [
-    "ZSC_SUFFIX",
-    "extract_convre",
-    "extract_paper",
-    "extract_robust",
-    "failed_extraction",
-    "paper_letters",
-    "pre_score",
-    "score_choice_logprobs",
-    "score_convre",
-    "score_mcr",
-    "status_for",
-    "zsc_second_stage",
-]
+__all__ = ["failed_extraction", "pre_score", "score_choice_logprobs", "status_for"]

@@ -1,0 +1,128 @@
+"""What a benchmark is to the rest of relreason: one object with a typed parameter model.
+
+The command line, sweeps, resume, download and report reach a benchmark only through this
+interface (and the registry in :mod:`relreason.benchmarks`), never through its insides.
+"""
+
+from __future__ import annotations
+
+import csv
+import inspect
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from relreason.data.spec import DataFiles
+from relreason.types import Task
+
+
+class BenchmarkParams(BaseModel):
+    """Base of a benchmark's parameter model: frozen, unknown fields rejected."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+@dataclass(frozen=True)
+class PaperFigure:
+    """One published accuracy: a paper model's figure for one cell (task x setting), in 0..1."""
+
+    benchmark: str
+    model: str
+    task: str
+    setting: str
+    accuracy: float
+
+
+def no_options() -> None:
+    """A command-line option template with no options."""
+
+
+def merged_options(*templates: Callable[..., None]) -> Callable[..., None]:
+    """Return an option template whose signature holds every template's options, in order."""
+    parameters: list[inspect.Parameter] = []
+    for part in templates:
+        for parameter in inspect.signature(part, eval_str=True).parameters.values():
+            parameters.append(parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY))
+
+    def merged(**_: Any) -> None:
+        """Holds, in its signature, the merged options."""
+
+    merged.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    return merged
+
+
+class Benchmark(ABC):
+    """A benchmark: its parameters, tasks, sweep grid, run names, data files and paper figures.
+
+    ``task_options`` and ``reading_options`` are functions whose *signatures* declare the
+    command-line options (typer ``Annotated`` parameters) that choose a task and say how its
+    answers are read; ``params_from_cli`` turns their values into ``params_model``.
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    params_model: ClassVar[type[BenchmarkParams]]
+    files: ClassVar[DataFiles | None] = None
+    reference_table: ClassVar[str | None] = None
+    """A CSV file in the benchmark's package with the paper's figures (see ``paper_figures``)."""
+
+    task_options: Callable[..., None] = staticmethod(no_options)
+    reading_options: Callable[..., None] = staticmethod(no_options)
+
+    @abstractmethod
+    def build_task(self, params: BenchmarkParams, data_dir: Path | None = None) -> Task:
+        """Return the task ``params`` name; ``UsageError``/``DataError`` for bad values or data."""
+
+    @abstractmethod
+    def grid(self) -> dict[str, list[Any]]:
+        """Return the default values a sweep spans for each axis it does not set."""
+
+    @abstractmethod
+    def run_name(self, params: BenchmarkParams) -> str:
+        """Return the canonical name of a run of ``params`` (a sweep's cell folder name)."""
+
+    @abstractmethod
+    def params_from_description(self, description: Mapping[str, Any]) -> BenchmarkParams:
+        """Return the parameters of the task a run manifest's ``description`` records."""
+
+    def params(self, **values: Any) -> BenchmarkParams:
+        """Return validated parameters (``UsageError`` naming the bad field)."""
+        from pydantic import ValidationError
+
+        from relreason.errors import UsageError
+
+        try:
+            return self.params_model(**values)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise UsageError(f"{self.name}: {where}: {first['msg']}") from None
+
+    def params_from_cli(self, **values: Any) -> BenchmarkParams:
+        """Return the parameters the command-line option values stand for."""
+        return self.params(**{k: v for k, v in values.items() if v is not None})
+
+    def report_cell(self, description: Mapping[str, Any]) -> tuple[Any, Any]:
+        """Return the (task, setting) a run is tabulated under (its paper table's row/column)."""
+        return (None, None)
+
+    def paper_figures(self) -> list[PaperFigure]:
+        """Return the paper's published figures (empty when the benchmark has none)."""
+        if self.reference_table is None:
+            return []
+        package = type(self).__module__.rpartition(".")[0]
+        text = resources.files(package).joinpath(self.reference_table).read_text("utf-8")
+        return self.parse_reference(list(csv.DictReader(text.splitlines())))
+
+    def parse_reference(self, rows: list[dict[str, str]]) -> list[PaperFigure]:
+        """Turn the reference CSV's rows into figures (each benchmark knows its table's shape)."""
+        return []
+
+    def listing(self) -> dict[str, Any]:
+        """Return what ``relreason list`` shows of this benchmark (JSON-ready)."""
+        return {"title": self.title, "grid": self.grid()}

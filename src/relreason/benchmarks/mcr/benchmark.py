@@ -1,0 +1,106 @@
+"""The MCR ``Benchmark``: parameters, tasks, sweep grid, run names, files, paper Table 4."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from relreason.benchmarks.base import Benchmark, BenchmarkParams, PaperFigure
+from relreason.benchmarks.mcr import options
+from relreason.benchmarks.mcr.data import CATEGORIES, LANGUAGES, METHODS, MODES
+from relreason.benchmarks.mcr.files import FILES
+from relreason.errors import UsageError
+from relreason.types import Task
+
+PAPER_METHODS = {"ZS": "zs", "5-shot": "fs", "ZSC": "zsc"}
+"""Table 4's method names -> relreason's."""
+
+
+class McrParams(BenchmarkParams):
+    """An MCR task: a language (code or long name), a method, optional exemplars (a file of
+    your own for the few-shot methods) and the reading ``mode`` (robust or paper)."""
+
+    language: str
+    method: str
+    exemplars: Path | None = None
+    mode: str = "robust"
+
+
+class Mcr(Benchmark):
+    """MCR (multilingual compositional relations): five languages, zero-/few-shot, zero-shot CoT."""
+
+    name = "mcr"
+    title = "MCR: multilingual compositional relations (en zh fr ja ko; zs, zsc, few-shot)"
+    params_model = McrParams
+    files = FILES
+    reference_table = "paper_table4.csv"
+    task_options = staticmethod(options.task_options)
+    reading_options = staticmethod(options.reading_options)
+
+    def build_task(self, params: BenchmarkParams, data_dir: Path | None = None) -> Task:
+        """Return the MCR task of ``params`` (see ``relreason.benchmarks.mcr.prompts``)."""
+        from relreason.benchmarks.mcr.prompts import build_task
+
+        p = _mcr(params)
+        return build_task(
+            p.language, p.method, mode=p.mode, data_dir=data_dir, exemplars=p.exemplars
+        )
+
+    def grid(self) -> dict[str, list[Any]]:
+        """The five languages and the paper's three methods (Table 4)."""
+        return {"language": list(LANGUAGES), "method": ["zs", "fs", "zsc"]}
+
+    def run_name(self, params: BenchmarkParams) -> str:
+        """``mcr-<language>-<method>``."""
+        p = _mcr(params)
+        return f"mcr-{p.language}-{p.method}"
+
+    def params_from_description(self, description: Mapping[str, Any]) -> BenchmarkParams:
+        """The parameters of a manifest's MCR description."""
+        try:
+            path = description.get("exemplars_path")
+            return self.params(
+                language=description["language"],
+                method=description["method"],
+                mode=description.get("mode", "robust"),
+                exemplars=Path(path) if path else None,
+            )
+        except KeyError as missing:
+            raise UsageError(f"the run's task description lacks the field {missing}") from None
+
+    def report_cell(self, description: Mapping[str, Any]) -> tuple[Any, Any]:
+        """Table 4's cell: the language code and the method."""
+        return (description.get("language"), description.get("method"))
+
+    def parse_reference(self, rows: list[dict[str, str]]) -> list[PaperFigure]:
+        """Table 4: one row per (model, method) with a percentage per language."""
+        figures = []
+        for row in rows:
+            method = PAPER_METHODS.get(row["method"], row["method"])
+            for language in ("EN", "FR", "JA", "KO", "ZH"):
+                if row.get(language):
+                    accuracy = float(row[language]) / 100
+                    figures.append(
+                        PaperFigure("mcr", row["model"], language.lower(), method, accuracy)
+                    )
+        return figures
+
+    def listing(self) -> dict[str, Any]:
+        """Languages, methods, categories and reading modes."""
+        return {
+            "title": self.title,
+            "languages": dict(LANGUAGES),
+            "methods": list(METHODS),
+            "categories": list(CATEGORIES),
+            "modes": list(MODES),
+        }
+
+
+def _mcr(params: BenchmarkParams) -> McrParams:
+    if not isinstance(params, McrParams):
+        raise TypeError(f"expected McrParams, got {type(params).__name__}")
+    return params
+
+
+BENCHMARK = Mcr()

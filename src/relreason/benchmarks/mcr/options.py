@@ -1,0 +1,38 @@
+"""MCR's command-line options: which language and method (``task_options``) and how answers
+are read (``reading_options``). Only the signatures matter; typer reads them."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+class McrMode(StrEnum):
+    """How MCR answers are read."""
+
+    robust = "robust"
+    paper = "paper"
+
+
+def task_options(
+    language: Annotated[
+        str, typer.Option("--language", help="en zh fr ja ko (or english, chinese, ...).")
+    ],
+    method: Annotated[
+        str, typer.Option("--method", help="zs | zsc | fs | fs-english | fs-multilingual")
+    ],
+    exemplars: Annotated[
+        Path | None,
+        typer.Option("--exemplars", help="Your own exemplar file (same keys as the official one)."),
+    ] = None,
+) -> None:
+    """Holds, in its signature, the options that choose an MCR language and method."""
+
+
+def reading_options(
+    mode: Annotated[McrMode, typer.Option("--mode")] = McrMode.robust,
+) -> None:
+    """Holds, in its signature, the options that say how MCR answers are read."""

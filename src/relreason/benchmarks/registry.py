@@ -1,0 +1,140 @@
+"""The benchmark registry: names -> ``Benchmark`` objects.
+
+Adding a benchmark is one package exporting a ``Benchmark`` and one line in ``_BUILTIN``
+(or, from outside relreason, an entry point in the group ``relreason.benchmarks`` or a call
+to :func:`register`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from relreason.benchmarks.base import Benchmark
+from relreason.data.spec import DataFiles
+from relreason.errors import UsageError
+from relreason.types import Task
+
+_BUILTIN = {
+    "convre": "relreason.benchmarks.convre:BENCHMARK",
+    "mcr": "relreason.benchmarks.mcr:BENCHMARK",
+}
+ENTRY_POINT_GROUP = "relreason.benchmarks"
+
+_registry: dict[str, Benchmark] = {}
+_loaded = False
+
+
+def _load(target: str) -> Benchmark:
+    module, _, attribute = target.partition(":")
+    benchmark = getattr(importlib.import_module(module), attribute)
+    if not isinstance(benchmark, Benchmark):
+        raise TypeError(f"{target} is not a relreason Benchmark")
+    return benchmark
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for name, target in _BUILTIN.items():
+        _registry.setdefault(name, _load(target))
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        if point.name not in _registry:
+            _registry[point.name] = _load(point.value)
+
+
+def register(benchmark: Benchmark) -> None:
+    """Add ``benchmark`` under its name (replacing one of the same name)."""
+    _ensure_loaded()
+    _registry[benchmark.name] = benchmark
+
+
+def unregister(name: str) -> None:
+    """Remove the benchmark called ``name`` (no error when absent)."""
+    _ensure_loaded()
+    _registry.pop(name, None)
+
+
+def names() -> list[str]:
+    """Return the registered benchmark names, in registration order."""
+    _ensure_loaded()
+    return list(_registry)
+
+
+def get(name: str) -> Benchmark:
+    """Return the benchmark called ``name``; ``UsageError`` listing the valid names otherwise."""
+    _ensure_loaded()
+    try:
+        return _registry[name]
+    except KeyError:
+        raise UsageError(f"unknown benchmark {name!r}; valid: {', '.join(_registry)}") from None
+
+
+def all_benchmarks() -> list[Benchmark]:
+    """Return every registered benchmark."""
+    _ensure_loaded()
+    return list(_registry.values())
+
+
+def data_files(which: str) -> list[DataFiles]:
+    """Return the official files of ``which`` (a benchmark name, or ``all``).
+
+    Raises ``UsageError`` for an unknown name or a benchmark without files to download.
+    """
+    if which.strip().lower() == "all":
+        return [b.files for b in all_benchmarks() if b.files is not None]
+    benchmark = get(which.strip().lower())
+    if benchmark.files is None:
+        raise UsageError(f"benchmark {which!r} has no files to download")
+    return [benchmark.files]
+
+
+def task_from_description(description: Mapping[str, Any], data_dir: Path | None = None) -> Task:
+    """Rebuild the task a run manifest's ``description`` records (for ``--resume``).
+
+    Raises ``UsageError`` when it names no registered benchmark or lacks a field.
+    """
+    name = description.get("benchmark")
+    if not isinstance(name, str) or name not in names():
+        raise UsageError(
+            f"unknown benchmark {name!r} in the run's task description; valid: "
+            + ", ".join(names())
+        )
+    benchmark = get(name)
+    return benchmark.build_task(benchmark.params_from_description(description), data_dir)
+
+
+def download(
+    which: str,
+    dest: Path | str | None = None,
+    *,
+    mirror: str | None = None,
+    timeout: float = 60,
+    raw_base: str | None = None,
+) -> list[Path]:
+    """Fetch the official files of ``which`` (a benchmark name or ``all``) into ``dest``.
+
+    See :func:`relreason.data.download.download_files`; ``raw_base`` is for tests only.
+    """
+    from relreason.data.download import RAW_BASE, download_files
+
+    return download_files(
+        data_files(which), dest, mirror=mirror, timeout=timeout, raw_base=raw_base or RAW_BASE
+    )
+
+
+def verify(name: str, data_dir: Path | str | None = None) -> list[str]:
+    """Return one line per file of benchmark ``name`` that is missing or differs from its pin."""
+    from relreason.data.sources import verify as verify_files
+
+    return verify_files(data_files(name)[0], data_dir)
+
+
+def pinned_files(name: str) -> dict[str, str]:
+    """Return file name -> pinned SHA-256 of benchmark ``name``'s official files."""
+    return data_files(name)[0].pinned()

@@ -1,0 +1,184 @@
+"""The ``relreason`` command line: a thin typer layer over the public functions.
+
+The app is built from the benchmark registry each time (:func:`build_app`): every registered
+benchmark gets ``prompts NAME``, ``score NAME`` and ``run NAME`` with its own options.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+import relreason
+from relreason import benchmarks
+from relreason.benchmarks.base import Benchmark, merged_options
+from relreason.cli.options import DataDir, LimitOpt, gather_options
+from relreason.errors import RelreasonError, UnreadableAnswersError
+from relreason.types import Task
+
+err = Console(stderr=True)
+
+ResponsesOpt = Annotated[
+    Path, typer.Option("--responses", help="JSON lines: {index, output[, logprobs]}.")
+]
+OutOpt = Annotated[Path, typer.Option("--out", help="Where to write the scored JSON lines.")]
+
+
+def _write_jsonl(rows: Iterable[dict[str, Any]]) -> None:
+    out = sys.stdout
+    for row in rows:
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _prompt_rows(task: Task, limit: int | None) -> Iterable[dict[str, Any]]:
+    items = task.items if limit is None else task.items[:limit]
+    for item in items:
+        yield {
+            "index": item.index,
+            "item_id": item.item_id,
+            "prompt": item.prompt,
+            "gold": item.gold,
+            "choices": dict(zip(item.choices, item.choice_texts, strict=True)),
+            "labels": dict(item.labels),
+        }
+
+
+def with_params(
+    bench: Benchmark, *, reading: bool
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Give a command ``bench``'s task options (and reading options), as its ``params``."""
+    template = merged_options(bench.task_options, bench.reading_options)
+    return gather_options(
+        template if reading else bench.task_options, "params", bench.params_from_cli
+    )
+
+
+def _prompts_command(bench: Benchmark) -> Callable[..., None]:
+    @with_params(bench, reading=False)
+    def command(params: Any, limit: LimitOpt = None, data_dir: DataDir = None) -> None:
+        _write_jsonl(_prompt_rows(bench.build_task(params, data_dir), limit))
+
+    command.__doc__ = (
+        f"Print {bench.name} prompts: one JSON object per line with index, prompt, gold."
+    )
+    return command
+
+
+def _score_command(bench: Benchmark) -> Callable[..., None]:
+    @with_params(bench, reading=True)
+    def command(
+        params: Any, responses: ResponsesOpt, out: OutOpt, data_dir: DataDir = None
+    ) -> None:
+        task = bench.build_task(params, data_dir)
+        _score_and_report(task, responses, out, strict=task.strict)
+
+    command.__doc__ = (
+        f"Score {bench.name} outputs you already have (strict mode exits 1 when some "
+        "cannot be read)."
+    )
+    return command
+
+
+def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool) -> None:
+    from relreason.files import atomic_write_text
+    from relreason.records import format_summary, record_line, summarize
+    from relreason.records.responses import read_responses, score_responses
+
+    responses = read_responses(responses_path, len(task.items))
+    records = score_responses(task, responses)
+    atomic_write_text(out, "".join(record_line(r) for r in records))
+    summary = summarize(
+        records,
+        out_dir=out,
+        task=task.name,
+        model=str(responses_path),
+        cost_usd=None,
+        complete=len(records) == len(task.items),
+        group_by=task.group_by or None,
+    )
+    typer.echo(format_summary(summary))
+    unreadable = [r for r in records if r["status"] == "unparseable"]
+    if strict and unreadable:
+        for record in unreadable[:50]:
+            shown = escape(repr(record["output"]))
+            err.print(f"[yellow]unreadable[/] index {record['index']}: {shown}", highlight=False)
+        raise UnreadableAnswersError(
+            f"{len(unreadable)} output(s) could not be read as an answer (strict mode); "
+            f"they are listed above and marked 'unparseable' in {out}"
+        )
+
+
+def download(
+    which: Annotated[str, typer.Argument(help="a benchmark name, or all")],
+    dest: Annotated[
+        Path | None, typer.Option("--dest", help="Folder to fill (default: the cache).")
+    ] = None,
+    mirror: Annotated[
+        str | None,
+        typer.Option("--mirror", envvar="RELREASON_MIRROR", help="Base URL of a data mirror."),
+    ] = None,
+) -> None:
+    """Fetch the official data at pinned commits, verified by SHA-256."""
+    from relreason.data.download import download_files
+
+    paths = download_files(benchmarks.data_files(which), dest, mirror=mirror)
+    typer.echo(f"{len(paths)} file(s) ready")
+    for path in paths:
+        typer.echo(f"  {path}")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"relreason {relreason.__version__}")
+        raise typer.Exit(0)
+
+
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Measure how well language models reason about relations (ConvRe, MCR and more)."""
+
+
+def build_app() -> typer.Typer:
+    """Return the command line for the benchmarks registered now."""
+    from relreason.cli.listing import list_command
+    from relreason.cli.run import register_run_commands
+
+    app = typer.Typer(
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        help="Measure how well language models reason about relations (ConvRe, MCR and more).",
+    )
+    app.callback()(_root)
+    prompts_app = typer.Typer(no_args_is_help=True, help="Print a setting's prompts as JSON lines.")
+    score_app = typer.Typer(no_args_is_help=True, help="Score model outputs you already have.")
+    for bench in benchmarks.all_benchmarks():
+        prompts_app.command(bench.name, help=bench.title)(_prompts_command(bench))
+        score_app.command(bench.name, help=bench.title)(_score_command(bench))
+    app.add_typer(prompts_app, name="prompts")
+    app.add_typer(score_app, name="score")
+    app.command("download")(download)
+    app.command("list")(list_command)
+    register_run_commands(app)
+    return app
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line; user errors print one message (no traceback) and exit non-zero."""
+    try:
+        build_app()(args=argv)
+    except RelreasonError as error:
+        err.print(f"[red]error:[/] {escape(str(error))}", highlight=False)
+        raise SystemExit(error.exit_code) from None

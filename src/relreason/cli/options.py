@@ -1,0 +1,77 @@
+"""Command-line option types shared by the commands, and ``gather_options``, which gives a
+command the options declared in another function's signature (a benchmark's, the runner's)."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+
+class Scoring(StrEnum):
+    """How a run asks the model: free generation, or log-likelihood of each choice."""
+
+    generate = "generate"
+    logprob = "logprob"
+
+
+class Api(StrEnum):
+    """Which OpenAI-compatible endpoint to call."""
+
+    chat = "chat"
+    completions = "completions"
+
+
+DataDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-dir",
+        envvar="RELREASON_DATA_DIR",
+        help="Folder holding convre/ and mcr/ (default: the download cache).",
+        show_default=False,
+    ),
+]
+
+LimitOpt = Annotated[
+    int | None,
+    typer.Option("--limit", min=1, help="Only the first N items.", show_default=False),
+]
+
+
+def gather_options(
+    template: Callable[..., None], into: str, make: Callable[..., Any]
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A decorator giving a command ``template``'s options, gathered into its argument ``into``.
+
+    Typer reads a command's options from its signature, so the wrapper's signature is the
+    command's own parameters (without ``into``) followed by ``template``'s; on a call, the
+    template's values are passed to ``make`` and the result to the command as ``into``.
+    Decorators stack: each gathers its own options.
+    """
+    shared = inspect.signature(template, eval_str=True)
+    names = set(shared.parameters)
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        own = inspect.signature(command, eval_str=True)
+
+        @functools.wraps(command)
+        def wrapper(**kwargs: Any) -> None:
+            gathered = make(**{k: kwargs.pop(k) for k in names})
+            command(**{into: gathered}, **kwargs)
+
+        parameters = [p for p in own.parameters.values() if p.name != into]
+        parameters = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in parameters]
+        parameters += [
+            p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in shared.parameters.values()
+        ]
+        wrapper.__signature__ = own.replace(parameters=parameters)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+        del wrapper.__wrapped__  # typer must read the new signature, not the command's
+        return wrapper
+
+    return decorate

@@ -1,0 +1,103 @@
+"""The ``relreason sweep``, ``report`` and ``compare`` commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from relreason.cli.options import DataDir
+from relreason.cli.run import PricesOpt
+from relreason.errors import UsageError
+
+
+def sweep(
+    file: Annotated[Path, typer.Argument(help="YAML sweep: models x benchmarks x settings.")],
+    data_dir: DataDir = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress display.")] = True,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Estimate requests, tokens and cost of every run.")
+    ] = False,
+    prices: PricesOpt = None,
+) -> None:
+    """Run every run of a sweep file that is not complete yet, then print the results table."""
+    if dry_run:
+        _sweep_dry_run(file, data_dir, prices)
+        return
+    from relreason.run.sweep import run_sweep
+
+    result = run_sweep(file, data_dir=data_dir, show_progress=progress)
+    typer.echo(str(result))
+
+
+def _sweep_dry_run(file: Path, data_dir: Path | None, prices: Path | None) -> None:
+    """Print the dry-run estimate of each run of a sweep and their total."""
+    from relreason.run.cost import dry_run
+    from relreason.run.sweep import load_sweep, plan_sweep
+
+    sweep_file = load_sweep(file)
+    requests = input_tokens = output_tokens = 0
+    cost: float | None = 0.0
+    for run in plan_sweep(sweep_file, path=file, data_dir=data_dir):
+        run_options = sweep_file.options.run_options(show_progress=False, task=run.task)
+        report = dry_run(run.task, run.model.spec, run_options, prices_file=prices)
+        typer.echo(str(report))
+        requests += report.requests
+        input_tokens += report.input_tokens
+        output_tokens += report.output_tokens
+        cost = None if cost is None or report.cost_usd is None else cost + report.cost_usd
+    total = "unknown (a model has no price)" if cost is None else f"${cost:.2f}"
+    typer.echo(
+        f"total: {requests} requests, ~{input_tokens} input tokens, "
+        f"<= {output_tokens} output tokens, estimated cost {total}"
+    )
+
+
+def report(
+    folder: Annotated[Path, typer.Argument(help="A sweep's out folder (or any folder of runs).")],
+    compare: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--compare",
+            help="SPEC=PAPER_MODEL: set a model's results beside a paper model's figures, "
+            "e.g. --compare openai:gpt-4=gpt-4",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON rows.")] = False,
+) -> None:
+    """Tabulate finished runs, beside the papers' published figures for the same cells."""
+    import json
+
+    from relreason.analysis.paper import beside_paper, collect, format_rows
+
+    mapping: dict[str, str] = {}
+    for pair in compare or []:
+        spec, sep, paper_model = pair.rpartition("=")
+        if not sep or not spec or not paper_model:
+            raise UsageError(f"--compare takes SPEC=PAPER_MODEL, got {pair!r}")
+        mapping[spec] = paper_model
+    if not folder.is_dir():
+        raise UsageError(f"{folder} is not a folder")
+    rows = beside_paper(collect(folder), mapping)
+    if not rows:
+        raise UsageError(f"no run folders (with a manifest.json) under {folder}")
+    if as_json:
+        for row in rows:
+            typer.echo(json.dumps(row, ensure_ascii=False))
+        return
+    typer.echo(format_rows(rows))
+
+
+def compare(
+    run_a: Annotated[Path, typer.Argument(help="A run folder.")],
+    run_b: Annotated[Path, typer.Argument(help="Another run folder of the same task.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Compare two runs item by item: 2x2 table, answer agreement, McNemar's exact test."""
+    import json
+
+    from relreason.analysis.compare import compare_runs
+
+    result = compare_runs(run_a, run_b)
+    typer.echo(json.dumps(result.to_json()) if as_json else str(result))

@@ -1,0 +1,204 @@
+"""The ``relreason run`` (one subcommand per registered benchmark), ``sweep``, ``report`` and
+``compare`` commands: evaluate a model end to end."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from relreason import benchmarks
+from relreason.benchmarks.base import Benchmark
+from relreason.cli.app import with_params
+from relreason.cli.options import Api, DataDir, LimitOpt, Scoring, gather_options
+from relreason.errors import UnreadableAnswersError, UsageError
+from relreason.models.options import OPTION_HELP, ModelOptions
+from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS, load_backend
+from relreason.run.options import RunOptions, run_options_from
+from relreason.types import Task
+
+PricesOpt = Annotated[
+    Path | None,
+    typer.Option("--prices", envvar="RELREASON_PRICES", help="Your price table (YAML/JSON)."),
+]
+
+
+class RunConfig:
+    """Everything ``run`` needs besides the task, gathered from the command line by name."""
+
+    def __init__(self, **values: Any) -> None:
+        self.values = values
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def run_options(self, task: Task) -> RunOptions:
+        """The run options (the task's own generation length unless --max-new-tokens)."""
+        values = dict(self.values)
+        values["scoring"] = self.scoring.value
+        values["show_progress"] = self.progress
+        return run_options_from(values, task)
+
+    def model_options(self) -> ModelOptions:
+        """The backend options (``timeout`` and ``seed`` from the run's own options)."""
+        return ModelOptions(
+            base_urls=tuple(self.base_urls or ()),
+            api=self.api.value,
+            chat_template=self.chat_template,
+            device=self.device,
+            dtype=self.dtype,
+            batch_size=self.batch_size,
+            timeout=self.request_timeout,
+            seed=self.seed,
+        )
+
+
+def _run_options(
+    model: Annotated[
+        str, typer.Option("--model", "-m", help=" | ".join(SPEC_FORMS))
+    ] = DEFAULT_MODEL,
+    base_urls: Annotated[
+        list[str] | None, typer.Option("--base-url", help=OPTION_HELP["base_urls"])
+    ] = None,
+    api: Annotated[Api, typer.Option("--api", help=OPTION_HELP["api"])] = Api.chat,
+    chat_template: Annotated[bool, typer.Option(help=OPTION_HELP["chat_template"])] = False,
+    device: Annotated[str, typer.Option(help=OPTION_HELP["device"])] = "cpu",
+    dtype: Annotated[str, typer.Option(help=OPTION_HELP["dtype"])] = "float32",
+    batch_size: Annotated[
+        int | None, typer.Option(min=1, show_default=False, help=OPTION_HELP["batch_size"])
+    ] = None,
+    scoring: Annotated[Scoring, typer.Option("--scoring")] = Scoring.generate,
+    max_new_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Default: the setting's own (32, or 256 for CoT).")
+    ] = None,
+    temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
+    top_logprobs: Annotated[int, typer.Option(min=0, max=20)] = 5,
+    concurrency: Annotated[int, typer.Option(min=1)] = 8,
+    requests_per_minute: Annotated[
+        float | None, typer.Option("--rpm", "--requests-per-minute", help="Requests per minute.")
+    ] = None,
+    tokens_per_minute: Annotated[
+        float | None, typer.Option("--tpm", "--tokens-per-minute", help="Tokens per minute.")
+    ] = None,
+    max_retries: Annotated[int, typer.Option(min=0)] = 6,
+    request_timeout: Annotated[float, typer.Option(min=0.1, help=OPTION_HELP["timeout"])] = 60.0,
+    use_cache: Annotated[bool, typer.Option("--cache/--no-cache")] = True,
+    refresh: Annotated[bool, typer.Option("--refresh")] = False,
+    limit: LimitOpt = None,
+    seed: int = 0,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Run folder (default: runs/<task>-<model>-<time>)."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Estimate requests, tokens, cost.")
+    ] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress display.")] = True,
+    prices: PricesOpt = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Holds, in its signature, the options every ``run`` subcommand takes (never called)."""
+
+
+with_run_options = gather_options(_run_options, "cfg", RunConfig)
+"""Gives a command the model and runner options, as its ``cfg: RunConfig``."""
+
+
+def _default_out(task: Task, model: str) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in f"{task.name}-{model}")
+    return Path("runs") / f"{safe}-{stamp}"
+
+
+def execute(task: Task, cfg: RunConfig) -> None:
+    """Run (or dry-run) ``task`` as the command line options say; print its summary."""
+    options = cfg.run_options(task)
+    if cfg.dry_run:
+        from relreason.run.cost import dry_run
+
+        typer.echo(str(dry_run(task, cfg.model, options, prices_file=cfg.prices)))
+        return
+    from relreason.run.runner import run_task
+
+    model_options = cfg.model_options()
+    backend = load_backend(cfg.model, model_options)
+    out = cfg.out or _default_out(task, cfg.model)
+    summary = run_task(
+        task,
+        backend,
+        out,
+        options,
+        model_options=model_options.to_json(),
+        data_dir=cfg.data_dir,
+        prices_file=cfg.prices,
+    )
+    _finish(summary, out, task.strict, printed=cfg.progress)
+
+
+def _finish(summary: Any, out: Path, strict: bool, printed: bool) -> None:
+    """Print the summary unless the progress display already did; strict mode exits 1."""
+    if not printed:
+        typer.echo(str(summary))
+    unreadable = summary.statuses.get("unparseable", 0)
+    if strict and unreadable:
+        raise UnreadableAnswersError(
+            f"{unreadable} output(s) could not be read as an answer (strict mode); "
+            f"see the records with status 'unparseable' in {out / 'records.jsonl'}"
+        )
+
+
+def _run_command(bench: Benchmark) -> Callable[..., None]:
+    @with_run_options
+    @with_params(bench, reading=True)
+    def command(params: Any, *, cfg: RunConfig) -> None:
+        execute(bench.build_task(params, cfg.data_dir), cfg)
+
+    command.__doc__ = (
+        f"Run a model on one {bench.name} setting (default model: the bundled SmolLM2)."
+    )
+    return command
+
+
+def _run_main(
+    ctx: typer.Context,
+    resume: Annotated[
+        Path | None, typer.Option("--resume", help="Continue a run folder that was stopped.")
+    ] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Run a benchmark setting on a model, or continue a stopped run with --resume DIR."""
+    if ctx.invoked_subcommand is not None:
+        if resume is not None:
+            raise UsageError("--resume takes a run folder and no benchmark subcommand")
+        return
+    if resume is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+    from relreason.run.runner import resume_run
+
+    summary = resume_run(resume, data_dir=data_dir)
+    _finish(summary, resume, strict=False, printed=True)
+
+
+def register_run_commands(app: typer.Typer) -> None:
+    """Add ``run`` (one subcommand per benchmark), ``sweep``, ``report``, ``compare``."""
+    from relreason.cli.reports import compare, report, sweep
+
+    run_app = typer.Typer(
+        no_args_is_help=False,
+        invoke_without_command=True,
+        help="Run a model on a benchmark setting into a run folder (or --resume one).",
+    )
+    run_app.callback()(_run_main)
+    for bench in benchmarks.all_benchmarks():
+        run_app.command(bench.name)(_run_command(bench))
+    app.add_typer(run_app, name="run")
+    app.command("sweep")(sweep)
+    app.command("report")(report)
+    app.command("compare")(compare)

@@ -1,0 +1,175 @@
+"""Run folders: ``manifest.json``, ``records.jsonl`` and ``summary.json``.
+
+``records.jsonl`` is appended (and flushed; fsync'd in batches) as items finish, so a crash loses
+at most the line being written; loading drops such a torn last line and the item is redone. At the
+end the records are rewritten sorted by index (atomically), so a resumed run's file equals an
+uninterrupted run's, apart from :data:`VOLATILE_RECORD_FIELDS`. Every whole-file write goes to a
+temporary file first and is moved into place with ``os.replace``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from relreason.errors import DataError, UsageError
+from relreason.files import atomic_write_text
+from relreason.records.record import VOLATILE_RECORD_FIELDS
+
+if TYPE_CHECKING:
+    from relreason.records.manifest import Manifest
+
+MANIFEST = "manifest.json"
+RECORDS = "records.jsonl"
+SUMMARY = "summary.json"
+
+_FSYNC_EVERY_S = 1.0
+
+
+def git_commit(source: Path | None = None) -> str | None:
+    """Return ``git rev-parse HEAD`` of the tree holding relreason's source, or None."""
+    where = source or Path(__file__).resolve().parent
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(where), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", commit) else None
+
+
+def record_line(record: Mapping[str, Any]) -> str:
+    """Return one record as a JSON line (with the trailing newline)."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def comparable(record: Mapping[str, Any]) -> dict[str, Any]:
+    """Return ``record`` without :data:`VOLATILE_RECORD_FIELDS` (to compare two runs)."""
+    return {k: v for k, v in record.items() if k not in VOLATILE_RECORD_FIELDS}
+
+
+def is_run_folder(path: Path) -> bool:
+    """Return whether ``path`` holds a ``manifest.json``."""
+    return (path / MANIFEST).is_file()
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """Return the manifest of the run folder ``path``.
+
+    Raises ``UsageError`` when ``path`` is not a run folder, ``DataError`` when the manifest is
+    not a JSON object.
+    """
+    file = path / MANIFEST
+    if not file.is_file():
+        raise UsageError(f"{path} is not a run folder (no {MANIFEST})")
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise DataError(str(file), f"unreadable manifest ({error})") from None
+    if not isinstance(data, dict):
+        raise DataError(str(file), "expected a JSON object")
+    return data
+
+
+def load_manifest(path: Path) -> Manifest:
+    """Return the typed manifest of the run folder ``path`` (any format version).
+
+    Raises ``UsageError`` when ``path`` is not a run folder, ``DataError`` naming the field
+    when the manifest is malformed.
+    """
+    from relreason.records.manifest import Manifest
+
+    return Manifest.from_json(read_manifest(path), path / MANIFEST)
+
+
+def load_records(path: Path, *, repair: bool = False) -> dict[int, dict[str, Any]]:
+    """Return the records of the run folder ``path`` by index (a later line for an index wins).
+
+    A torn last line (no trailing newline, or not JSON) is dropped; with ``repair`` the file is
+    also truncated to its last whole line so that appends start clean. Raises ``DataError``
+    naming the file and line for a malformed line elsewhere.
+    """
+    file = path / RECORDS
+    if not file.is_file():
+        return {}
+    raw = file.read_bytes()
+    lines = raw.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline, else a torn line
+    keep = len(raw) - len(tail)
+    if lines and not _parses(lines[-1]):
+        keep -= len(lines.pop()) + 1
+    records: dict[int, dict[str, Any]] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            index = record["index"]
+        except (ValueError, KeyError, TypeError):
+            message = "not a JSON record with an index"
+            raise DataError(str(file), message, item=f"line {number}") from None
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise DataError(str(file), "expected an integer", item=f"line {number}", field="index")
+        records[index] = record
+    if repair and keep != len(raw):
+        with open(file, "r+b") as handle:
+            handle.truncate(keep)
+    return records
+
+
+def _parses(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
+class RecordWriter:
+    """Appends records to ``records.jsonl``: flushed per record, fsync'd at most once a second."""
+
+    def __init__(self, path: Path) -> None:
+        self.file = path / RECORDS
+        self._handle: IO[str] = open(self.file, "a", encoding="utf-8")  # noqa: SIM115
+        self._last_sync = time.monotonic()
+
+    def append(self, record: Mapping[str, Any]) -> str:
+        """Write one record line and flush it; return the line."""
+        line = record_line(record)
+        self._handle.write(line)
+        self._handle.flush()
+        now = time.monotonic()
+        if now - self._last_sync >= _FSYNC_EVERY_S:
+            os.fsync(self._handle.fileno())
+            self._last_sync = now
+        return line
+
+    def close(self) -> None:
+        """Fsync and close the file."""
+        if not self._handle.closed:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+            self._handle.close()
+
+
+def write_sorted_records(
+    path: Path, records: Iterable[Mapping[str, Any]], lines: Mapping[int, str] | None = None
+) -> None:
+    """Rewrite ``records.jsonl`` with ``records`` sorted by index, atomically.
+
+    ``lines`` may hold already serialised lines by index (reused when given)."""
+    known = lines or {}
+    ordered = sorted(records, key=lambda r: int(r["index"]))
+    text = "".join(known.get(int(r["index"])) or record_line(r) for r in ordered)
+    atomic_write_text(path / RECORDS, text)

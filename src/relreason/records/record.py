@@ -1,0 +1,166 @@
+"""One item's record: the typed value every run and every ``score`` writes, one JSON line each.
+
+``make_record`` is the one function that makes a record (used by the runner and by ``score``
+alike). ``Record.from_json`` reads lines written by any version (missing fields take their
+defaults), so analyses read typed fields. The format's version is the manifest's
+``format_version`` (:data:`FORMAT_VERSION`); a folder without one was written by version 1,
+whose records hold the same fields.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from relreason.types import EvalItem, Extraction, Response, Status
+
+FORMAT_VERSION = 2
+"""The run-folder format: 1 = relreason 0.1 (no version field), 2 = typed records and manifest."""
+
+RECORD_FIELDS = (
+    "index",
+    "item_id",
+    "gold",
+    "answer",
+    "status",
+    "correct",
+    "method",
+    "detail",
+    "output",
+    "second_output",
+    "choice_logprobs",
+    "top_logprobs",
+    "usage",
+    "latency_s",
+    "attempts",
+    "cached",
+    "error",
+    "labels",
+)
+VOLATILE_RECORD_FIELDS = ("latency_s", "attempts", "cached")
+"""Record fields that legitimately differ between two runs of the same configuration."""
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+@dataclass(frozen=True)
+class Record:
+    """What became of one item: its reading (answer, status, method) and what the model said.
+
+    ``output``/``second_output``: the text of the first and (MCR zero-shot CoT) second request.
+    ``choice_logprobs``: letter -> log-likelihood (log-prob scoring). ``top_logprobs``: the first
+    generated token's alternatives. ``error``: the last error of a failed request.
+    """
+
+    index: int
+    item_id: str
+    gold: str
+    answer: str | None = None
+    status: Status = "failed"
+    correct: bool = False
+    method: str = "none"
+    detail: str | None = None
+    output: str | None = None
+    second_output: str | None = None
+    choice_logprobs: dict[str, float | None] | None = None
+    top_logprobs: dict[str, float | None] | None = None
+    usage: dict[str, int] = field(
+        default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0}
+    )
+    latency_s: float = 0.0
+    attempts: int = 0
+    cached: bool = False
+    error: str | None = None
+    labels: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the record as a JSON-ready dict, fields in :data:`RECORD_FIELDS` order."""
+        return {name: getattr(self, name) for name in RECORD_FIELDS}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Record:
+        """Rebuild a record from a JSON object of any format version (unknown keys ignored)."""
+        known = {k: data[k] for k in RECORD_FIELDS if k in data}
+        known.setdefault("item_id", str(data.get("index")))
+        known.setdefault("gold", "")
+        if known.get("usage") is None:
+            known.pop("usage", None)
+        if known.get("labels") is None:
+            known.pop("labels", None)
+        return cls(**known)
+
+
+def json_labels(labels: Mapping[str, Any]) -> dict[str, Any]:
+    """Labels as JSON-ready values (fast path for plain values and lists of them)."""
+    out: dict[str, Any] = {}
+    for key, value in labels.items():
+        if isinstance(value, _PLAIN):
+            out[key] = value
+        elif isinstance(value, list | tuple) and all(isinstance(v, _PLAIN) for v in value):
+            out[key] = list(value)
+        else:
+            out[key] = json.loads(json.dumps(value, default=str))
+    return out
+
+
+def finite_or_null(values: Mapping[str, float]) -> dict[str, float | None]:
+    """Log-probabilities for a JSON record: -inf (a choice outside the top-k) becomes null."""
+    return {k: (v if math.isfinite(v) else None) for k, v in values.items()}
+
+
+def make_record(
+    item: EvalItem,
+    extraction: Extraction | None,
+    responses: Sequence[Response | None],
+    *,
+    scored: Response | None = None,
+    attempts: int = 0,
+    cached: bool = False,
+    error: str | None = None,
+) -> dict[str, Any]:
+    """Return the JSON-ready record of one item.
+
+    ``extraction`` is the reading (None when the item failed: then ``error`` says why).
+    ``responses`` are the first and optional second response (either may be None); ``scored``
+    is the one that was read (its choice and first-token log-probabilities are kept).
+    """
+    first = responses[0] if responses else None
+    second = responses[1] if len(responses) > 1 else None
+    present = [r for r in (first, second) if r is not None]
+    reading = extraction or Extraction(None, "failed", "none")
+    failed = extraction is None
+    record = Record(
+        index=item.index,
+        item_id=item.item_id,
+        gold=item.gold,
+        answer=reading.answer,
+        status=reading.status,
+        correct=reading.correct,
+        method=reading.method,
+        detail=reading.detail,
+        output=first.text if first is not None else None,
+        second_output=second.text if second is not None else None,
+        choice_logprobs=(
+            finite_or_null(scored.choice_logprobs)
+            if not failed and scored is not None and scored.choice_logprobs is not None
+            else None
+        ),
+        top_logprobs=(
+            finite_or_null(scored.top_logprobs[0])
+            if not failed and scored is not None and scored.top_logprobs
+            else None
+        ),
+        usage={
+            "prompt_tokens": sum(r.usage.prompt_tokens for r in present),
+            "completion_tokens": sum(r.usage.completion_tokens for r in present),
+        },
+        latency_s=round(sum(r.latency_s for r in present), 4),
+        attempts=attempts,
+        cached=cached and bool(present),
+        error=(error or "no response") if failed else None,
+        labels=json_labels(item.labels),
+    )
+    return record.to_json()

@@ -1,0 +1,100 @@
+"""Read model outputs a user already has (JSON lines) and score them against a task.
+
+Each line: ``{"index": i, "output": "...", "logprobs": ...}``. ``logprobs`` (optional) is the
+first generated token's top alternatives, either a mapping ``token -> logprob`` or a list of such
+mappings (one per generated position); ``top_logprobs`` is accepted too, so a run folder's
+``records.jsonl`` can be scored again as it is. ``choice_logprobs`` (optional) maps a letter
+to the log-likelihood of that choice, as ``--scoring logprob`` runs record.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from relreason.errors import DataError
+from relreason.records.record import make_record
+from relreason.types import Response, Task
+
+
+def _check_logprob_map(value: Any, path: str, item: str, field: str) -> dict[str, float]:
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, int | float) and not isinstance(v, bool)
+        for k, v in value.items()
+    ):
+        raise DataError(path, "expected a mapping of token to number", item=item, field=field)
+    return {k: float(v) for k, v in value.items()}
+
+
+def _parse_line(line: str, path: str, lineno: int, n_items: int) -> tuple[int, Response]:
+    item = f"line {lineno}"
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as error:
+        message = f"not valid JSON ({error.msg}, column {error.colno})"
+        raise DataError(path, message, item=item) from None
+    if not isinstance(data, dict):
+        raise DataError(path, "expected a JSON object", item=item)
+    index = data.get("index")
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise DataError(path, "expected an integer item index", item=item, field="index")
+    if not 0 <= index < n_items:
+        raise DataError(
+            path, f"index {index} is outside 0..{n_items - 1}", item=item, field="index"
+        )
+    output = data.get("output")
+    if output is not None and not isinstance(output, str):
+        raise DataError(path, "expected a string or null", item=item, field="output")
+    top: tuple[dict[str, float], ...] | None = None
+    raw = data.get("logprobs", data.get("top_logprobs"))
+    if raw is not None:
+        positions = raw if isinstance(raw, list) else [raw]
+        top = tuple(_check_logprob_map(p, path, item, "logprobs") for p in positions)
+    choices = data.get("choice_logprobs")
+    choice_logprobs = (
+        None if choices is None else _check_logprob_map(choices, path, item, "choice_logprobs")
+    )
+    if choice_logprobs and not all(math.isfinite(v) or v < 0 for v in choice_logprobs.values()):
+        raise DataError(path, "log-likelihoods must be numbers", item=item, field="choice_logprobs")
+    return index, Response(text=output, top_logprobs=top, choice_logprobs=choice_logprobs)
+
+
+def read_responses(path: Path, n_items: int) -> dict[int, Response]:
+    """Read a responses file into ``index -> Response``.
+
+    Raises ``DataError`` naming the file, the line and the field for a malformed line, an index
+    out of range, or an index given twice.
+    """
+    name = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(name, "file not found") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise DataError(name, f"cannot read the file ({error})") from None
+    responses: dict[int, Response] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        index, response = _parse_line(line, name, lineno, n_items)
+        if index in responses:
+            raise DataError(
+                name, f"index {index} appears twice", item=f"line {lineno}", field="index"
+            )
+        responses[index] = response
+    return responses
+
+
+def score_responses(task: Task, responses: Mapping[int, Response]) -> list[dict[str, Any]]:
+    """Read each given response against its item; one record per response, by index (the same
+    record a run writes, through :func:`relreason.records.make_record`)."""
+    records = []
+    for index in sorted(responses):
+        item = task.items[index]
+        response = responses[index]
+        extraction = task.scorer(item, response)
+        records.append(make_record(item, extraction, [response], scored=response))
+    return records

@@ -1,0 +1,157 @@
+"""A run's summary: accuracy with a Wilson 95% interval, counts per status, accuracy per label
+(relation, source, category, ...), tokens and cost; and its short text form."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+STATUSES = ("correct", "wrong", "unparseable", "no_answer", "failed")
+
+
+@dataclass
+class RunSummary:
+    """What a finished (or partly finished) run amounts to.
+
+    ``accuracy`` is over all ``n`` items (failed ones count as not correct); ``statuses`` counts
+    each status; ``by_label`` maps a label name to value -> ``{"n", "correct", "accuracy"}``.
+    """
+
+    out_dir: str
+    task: str
+    model: str
+    n: int
+    correct: int
+    accuracy: float
+    statuses: dict[str, int]
+    by_label: dict[str, dict[str, dict[str, float]]]
+    usage: dict[str, int]
+    cost_usd: float | None
+    cached: int
+    complete: bool
+    elapsed_s: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> int:
+        """The number of items whose request failed for good."""
+        return self.statuses.get("failed", 0)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """The number of items per status (the same as ``statuses``)."""
+        return self.statuses
+
+    def __str__(self) -> str:
+        return format_summary(self)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the summary as a JSON-ready dict."""
+        data = dict(self.__dict__)
+        data["failed"] = self.failed
+        return data
+
+
+def _label_values(value: Any) -> list[str]:
+    if isinstance(value, list | tuple):
+        return [str(v) for v in value]
+    return [str(value)]
+
+
+def summarize(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    out_dir: Path,
+    task: str,
+    model: str,
+    cost_usd: float | None,
+    complete: bool,
+    elapsed_s: float = 0.0,
+    group_by: Sequence[str] | None = None,
+) -> RunSummary:
+    """Return the :class:`RunSummary` of ``records``.
+
+    Accuracy is broken down by the labels in ``group_by`` (all labels when None); a label with a
+    list value counts the item under each of its values. ``extra["accuracy_ci95"]`` holds the
+    Wilson 95% interval of the accuracy.
+    """
+    statuses = dict.fromkeys(STATUSES, 0)
+    by_label: dict[str, dict[str, dict[str, float]]] = {}
+    usage = {"prompt_tokens": 0, "completion_tokens": 0}
+    n = correct = cached = 0
+    for record in records:
+        n += 1
+        status = str(record.get("status"))
+        statuses[status] = statuses.get(status, 0) + 1
+        hit = status == "correct"
+        correct += hit
+        cached += bool(record.get("cached"))
+        for key in usage:
+            usage[key] += int((record.get("usage") or {}).get(key, 0))
+        for name, value in (record.get("labels") or {}).items():
+            if group_by is not None and name not in group_by:
+                continue
+            for one in _label_values(value):
+                cell = by_label.setdefault(name, {}).setdefault(one, {"n": 0, "correct": 0})
+                cell["n"] += 1
+                cell["correct"] += hit
+    for values in by_label.values():
+        for cell in values.values():
+            cell["accuracy"] = cell["correct"] / cell["n"]
+    summary = RunSummary(
+        out_dir=str(out_dir),
+        task=task,
+        model=model,
+        n=n,
+        correct=correct,
+        accuracy=correct / n if n else 0.0,
+        statuses=statuses,
+        by_label=by_label,
+        usage=usage,
+        cost_usd=cost_usd,
+        cached=cached,
+        complete=complete,
+        elapsed_s=elapsed_s,
+    )
+    summary.extra["accuracy_ci95"] = list(wilson_interval(correct, n))
+    return summary
+
+
+def wilson_interval(correct: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval of ``correct / n`` (95% by default); (0, 1) when n is 0."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = correct / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _interval_text(summary: RunSummary) -> str:
+    interval = summary.extra.get("accuracy_ci95")
+    return f"; 95% CI {interval[0]:.3f}-{interval[1]:.3f}" if interval else ""
+
+
+def format_summary(summary: RunSummary, *, max_label_values: int = 12) -> str:
+    """Return a short human-readable text of ``summary`` (for printing)."""
+    lines = [
+        f"{summary.task} on {summary.model}: accuracy {summary.accuracy:.4f} "
+        f"({summary.correct}/{summary.n}{_interval_text(summary)})"
+        f"{'' if summary.complete else ' [incomplete]'}",
+        "  " + ", ".join(f"{k} {v}" for k, v in summary.statuses.items()),
+        f"  tokens: {summary.usage['prompt_tokens']} in, {summary.usage['completion_tokens']} out"
+        + (f"; est. cost ${summary.cost_usd:.4f}" if summary.cost_usd is not None else "")
+        + f"; {summary.cached} cached",
+    ]
+    for name, values in summary.by_label.items():
+        if len(values) > max_label_values:
+            lines.append(f"  by {name}: {len(values)} values (see summary.json)")
+            continue
+        cells = ", ".join(f"{v} {c['accuracy']:.3f} (n={int(c['n'])})" for v, c in values.items())
+        lines.append(f"  by {name}: {cells}")
+    lines.append(f"  folder: {summary.out_dir}")
+    return "\n".join(lines)

@@ -1,0 +1,26 @@
+"""Secrets never written: the one place that scrubs API keys from text and option mappings."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+_SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|_SECRET)$")
+_SECRET_SHAPE = re.compile(r"\b(sk-[A-Za-z0-9_\-]{8,})")
+_SECRET_KEY = re.compile(r"key|secret|token|password", flags=re.IGNORECASE)
+
+
+def scrub_secrets(text: str) -> str:
+    """Return ``text`` with the values of ``*_API_KEY``/``*_TOKEN``/``*_SECRET`` environment
+    variables and anything shaped like an ``sk-...`` key replaced by ``***``."""
+    for name, value in os.environ.items():
+        if _SECRET_NAME.search(name) and len(value) >= 6 and value in text:
+            text = text.replace(value, "***")
+    return _SECRET_SHAPE.sub("***", text)
+
+
+def strip_secret_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Return ``options`` without keys that name a secret (``api_key``, ``token``, ...)."""
+    return {k: v for k, v in options.items() if not _SECRET_KEY.search(k)}

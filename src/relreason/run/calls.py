@@ -1,0 +1,167 @@
+"""The call path of a run: response cache, rate limits, time-out and retries around a backend.
+
+``CallPath`` knows requests and responses, not items or benchmarks. One retry layer, in one
+place: ``TransientError`` and time-outs are retried with exponential backoff and jitter (or the
+server's Retry-After), up to ``max_retries``; then ``CallFailed`` carries the last error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+from tenacity.wait import wait_base, wait_exponential, wait_random
+
+from relreason.errors import RelreasonError
+from relreason.models.base import ModelBackend, TransientError
+from relreason.redact import scrub_secrets
+from relreason.run.cache import ResponseCache, cache_key, stable_identity
+from relreason.run.events import Event, Retrying
+from relreason.run.limits import RateLimits
+from relreason.run.options import RunOptions
+from relreason.types import ChoiceRequest, GenerationRequest, Response
+
+_CACHE_FLUSH_EVERY = 256
+_MAX_RETRY_AFTER_S = 600.0
+
+Request = GenerationRequest | ChoiceRequest
+
+
+class _RetryAfterOrBackoff(wait_base):
+    """Wait the server's Retry-After (plus a little jitter) when given, else exponential
+    backoff with jitter."""
+
+    def __init__(self, initial: float, maximum: float, rng: random.Random) -> None:
+        self._backoff = wait_exponential(multiplier=initial, max=maximum) + wait_random(0, initial)
+        self._rng = rng
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        outcome = retry_state.outcome
+        error = outcome.exception() if outcome is not None else None
+        retry_after = getattr(error, "retry_after", None)
+        if isinstance(retry_after, int | float) and retry_after >= 0:
+            wait = min(float(retry_after), _MAX_RETRY_AFTER_S)
+            return wait + self._rng.uniform(0, 0.1 * wait + 0.01)
+        return float(self._backoff(retry_state))
+
+
+class CallFailed(Exception):
+    """A call that failed for good: the last error (secrets scrubbed) and the attempts made."""
+
+    def __init__(self, message: str, attempts: int) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
+def _error_text(error: BaseException, timeout: float) -> str:
+    if isinstance(error, TimeoutError):
+        return f"timed out after {timeout:g} s"
+    text = str(error) or type(error).__name__
+    return scrub_secrets(f"{type(error).__name__}: {text}")
+
+
+class CallPath:
+    """Cache, limits, time-out and retries around one backend (lives inside one event loop)."""
+
+    def __init__(
+        self,
+        backend: ModelBackend,
+        options: RunOptions,
+        cache: ResponseCache | None,
+        emit: Callable[[Event], None] = lambda event: None,
+    ) -> None:
+        self.backend = backend
+        self.options = options
+        self.cache = cache
+        self.emit = emit
+        self.identity = stable_identity(backend.describe())
+        self.limits = RateLimits(options.requests_per_minute, options.tokens_per_minute)
+        self.semaphore = asyncio.Semaphore(options.concurrency)
+        self.rng = random.Random(options.seed)
+        self.batch_size = max(1, int(getattr(backend, "batch_size", 1) or 1))
+        self._pending_puts: list[tuple[str, Response]] = []
+
+    # cache -------------------------------------------------------------------------
+    def key(self, operation: str, prompt: str, extra: Mapping[str, Any]) -> str:
+        """The cache key of a request: backend identity, operation, prompt and parameters."""
+        return cache_key(self.identity, operation, prompt, extra)
+
+    def lookup(self, keys: Sequence[str]) -> dict[str, Response]:
+        """Return the cached responses among ``keys`` (none with ``--refresh`` or no cache)."""
+        if self.cache is None or self.options.refresh:
+            return {}
+        return self.cache.get_many(keys)
+
+    def remember(self, key: str, response: Response) -> None:
+        """Buffer a successful response for the cache (written in batches)."""
+        if self.cache is None or response.error is not None:
+            return
+        self._pending_puts.append((key, response))
+        if len(self._pending_puts) >= _CACHE_FLUSH_EVERY:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the buffered responses to the cache."""
+        if self.cache is not None and self._pending_puts:
+            puts, self._pending_puts = self._pending_puts, []
+            self.cache.put_many(puts)
+
+    # calls -------------------------------------------------------------------------
+    async def send(self, requests: Sequence[Request], tokens: int) -> tuple[list[Response], int]:
+        """Send a batch of requests (all generation or all choice scoring) with retries.
+
+        ``tokens`` is the estimate charged to the token limit first. Returns the responses and
+        the number of attempts. Raises ``CallFailed`` once retries are exhausted (or for an
+        error not worth retrying); ``RelreasonError`` passes through.
+        """
+        n = len(requests)
+        if all(isinstance(r, ChoiceRequest) for r in requests):
+            choice = [r for r in requests if isinstance(r, ChoiceRequest)]
+
+            async def call() -> list[Response]:
+                return await self.backend.score_choices(choice)
+        else:
+            generation = [r for r in requests if isinstance(r, GenerationRequest)]
+
+            async def call() -> list[Response]:
+                return await self.backend.generate(generation)
+
+        timeout = self.options.request_timeout if self.batch_size == 1 else None
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type((TransientError, TimeoutError)),
+            stop=stop_after_attempt(self.options.max_retries + 1),
+            wait=_RetryAfterOrBackoff(
+                self.options.retry_initial_wait, self.options.retry_max_wait, self.rng
+            ),
+            before_sleep=self._before_sleep,
+            reraise=True,
+        )
+        attempts = 0
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    await self.limits.acquire(n, tokens)
+                    async with self.semaphore:
+                        responses = await asyncio.wait_for(call(), timeout)
+        except RelreasonError:
+            raise
+        except Exception as error:
+            raise CallFailed(_error_text(error, self.options.request_timeout), attempts) from None
+        if len(responses) != n:
+            message = f"backend returned {len(responses)} responses for {n} requests"
+            raise CallFailed(message, attempts)
+        used = sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in responses)
+        if used > tokens:
+            await self.limits.add_tokens(used - tokens)
+        return responses, attempts
+
+    def _before_sleep(self, state: RetryCallState) -> None:
+        outcome = state.outcome
+        error = outcome.exception() if outcome is not None else None
+        wait = state.next_action.sleep if state.next_action is not None else 0.0
+        reason = "" if error is None else _error_text(error, self.options.request_timeout)
+        self.emit(Retrying(attempt=state.attempt_number, wait_s=float(wait), reason=reason))

@@ -1,0 +1,277 @@
+"""Run a Task on a backend into a run folder: concurrent, rate-limited, retried, cached, resumable.
+
+Flow per item: cache lookup -> (rate limits -> backend call, retried by tenacity) -> optional
+second stage (MCR zero-shot CoT answer extraction) -> scorer -> one line in ``records.jsonl``.
+An item that still fails after the retries is recorded as ``failed`` with its last error; a
+rerun (or :func:`resume_run`) redoes only failed and missing items.
+
+This module holds the entry points; the options are in :mod:`relreason.run.options`, the run
+folder's configuration and manifest in :mod:`relreason.run.folder`, the concurrent per-item
+work in :mod:`relreason.run.engine` and the rate limits in :mod:`relreason.run.limits`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from relreason.errors import UsageError
+from relreason.files import atomic_write_json
+from relreason.models.base import ModelBackend
+from relreason.paths import CACHE_DIR_ENV, default_cache_path
+from relreason.records import (
+    MANIFEST,
+    SUMMARY,
+    RecordWriter,
+    RunSummary,
+    format_summary,
+    load_manifest,
+    load_records,
+    summarize,
+    write_sorted_records,
+)
+from relreason.run.cache import ResponseCache
+from relreason.run.calls import CallPath
+from relreason.run.cost import estimate_cost, load_prices
+from relreason.run.events import Event, ItemFinished
+from relreason.run.folder import check_capabilities, new_manifest, prepare_folder, run_config
+from relreason.run.items import ItemPath
+from relreason.run.options import RunOptions
+from relreason.run.progress import RunProgress
+from relreason.types import EvalItem
+from relreason.types import Task as EvalTask
+
+
+def _selected(task: EvalTask, options: RunOptions) -> tuple[EvalItem, ...]:
+    return task.items if options.limit is None else task.items[: options.limit]
+
+
+async def arun_task(
+    task: EvalTask,
+    backend: ModelBackend,
+    out_dir: Path,
+    options: RunOptions,
+    *,
+    model_options: Mapping[str, Any] | None = None,
+    data_dir: Path | None = None,
+    progress: RunProgress | None = None,
+    prices_file: Path | None = None,
+) -> RunSummary:
+    """Run ``task`` on ``backend`` into the run folder ``out_dir``; return its summary.
+
+    An existing run folder of the same configuration is continued (finished items are kept,
+    failed and missing ones are redone). Raises ``UsageError`` for bad options, a scoring the
+    backend cannot do (before any folder is written), an unwritable or foreign folder, or a run
+    folder of another configuration; ``DataError`` for a corrupt one.
+    """
+    options.validate()
+    check_capabilities(backend, options)
+    out_dir = Path(out_dir)
+    model_options = dict(model_options or {})
+    config = run_config(task, backend, options)
+    fresh = new_manifest(task, backend, options, model_options, data_dir, config)
+    manifest = prepare_folder(out_dir, config, fresh)
+    selected = _selected(task, options)
+    manifest.begin_session(options.to_json(), len(selected))
+    atomic_write_json(out_dir / MANIFEST, manifest.to_json())
+    prices = load_prices(prices_file)
+
+    records = load_records(out_dir, repair=True)
+    done = {i for i, r in records.items() if r.get("status") != "failed"}
+    todo = [item for item in selected if item.index not in done]
+    cache = None
+    if options.use_cache:
+        cache = ResponseCache(options.cache_path or default_cache_path())
+    own_progress = progress is None
+    display = progress or RunProgress(enabled=options.show_progress)
+    finished = [records[i] for i in (it.index for it in selected) if i in done]
+    progress_id = display.start_run(
+        f"{task.name} | {backend.spec}",
+        len(selected),
+        done=len(finished),
+        correct=sum(bool(r.get("correct")) for r in finished),
+    )
+    started = time.monotonic()
+    writer = RecordWriter(out_dir)
+
+    def emit(event: Event) -> None:
+        if isinstance(event, ItemFinished):
+            display.advance(progress_id, correct=event.correct, failed=event.status == "failed")
+
+    calls = CallPath(backend, options, cache, emit)
+    items = ItemPath(task, options, calls, writer, records, emit)
+    try:
+        await items.run(todo)
+    finally:
+        writer.close()
+        with contextlib.suppress(Exception):
+            calls.flush()
+        if cache is not None:
+            cache.close()
+        if own_progress:
+            display.close()
+
+    write_sorted_records(out_dir, records.values(), items.lines)
+    selected_done = all(item.index in records for item in selected)
+    summary = summarize(
+        records.values(),
+        out_dir=out_dir,
+        task=task.name,
+        model=backend.spec,
+        cost_usd=None,
+        complete=selected_done,
+        elapsed_s=round(time.monotonic() - started, 3),
+        group_by=task.group_by or None,
+    )
+    summary.cost_usd = estimate_cost(
+        backend.spec, summary.usage["prompt_tokens"], summary.usage["completion_tokens"], prices
+    )
+    atomic_write_json(out_dir / SUMMARY, summary.to_json())
+    manifest.end_session(complete=selected_done, usage=summary.usage, cost_usd=summary.cost_usd)
+    atomic_write_json(out_dir / MANIFEST, manifest.to_json())
+    if options.show_progress and own_progress:
+        print(format_summary(summary))
+    return summary
+
+
+def run_task(
+    task: EvalTask,
+    backend: ModelBackend,
+    out_dir: Path,
+    options: RunOptions,
+    *,
+    model_options: Mapping[str, Any] | None = None,
+    data_dir: Path | None = None,
+    prices_file: Path | None = None,
+    close_backend: bool = True,
+) -> RunSummary:
+    """Synchronous :func:`arun_task` (starts its own event loop; not for use inside one).
+
+    The event loop ends with the run, and API clients' connections are bound to it, so the
+    backend is closed (``aclose``) before it ends unless ``close_backend`` is False.
+    Returns the run's summary; raises as :func:`arun_task` does.
+    """
+
+    async def run() -> RunSummary:
+        try:
+            return await arun_task(
+                task,
+                backend,
+                out_dir,
+                options,
+                model_options=model_options,
+                data_dir=data_dir,
+                prices_file=prices_file,
+            )
+        finally:
+            if close_backend:
+                await backend.aclose()
+
+    return asyncio.run(run())
+
+
+def _override(options: RunOptions, override: Mapping[str, Any] | None) -> RunOptions:
+    if not override:
+        return options
+    unknown = sorted(set(override) - set(RunOptions.__dataclass_fields__))
+    if unknown:
+        raise UsageError(f"unknown run option(s): {', '.join(unknown)}")
+    try:
+        updated = dataclasses.replace(options, **override)
+    except TypeError as error:
+        raise UsageError(f"bad run option: {error}") from None
+    updated.validate()
+    return updated
+
+
+async def aresume_run(
+    out_dir: Path,
+    *,
+    data_dir: Path | None = None,
+    options_override: Mapping[str, Any] | None = None,
+    task: EvalTask | None = None,
+    backend: ModelBackend | None = None,
+    progress: RunProgress | None = None,
+) -> RunSummary:
+    """Continue the run in ``out_dir`` as its manifest describes; return its summary.
+
+    ``task``/``backend`` may be given explicitly (they must match the manifest); otherwise they
+    are rebuilt with ``relreason.tasks.build_task_from_description`` and
+    ``relreason.models.registry.load_backend``. Raises ``UsageError`` for a non-run folder or a
+    configuration that differs from the folder's, ``DataError`` for a corrupt manifest.
+    """
+    out_dir = Path(out_dir)
+    manifest = load_manifest(out_dir)
+    spec = manifest.spec
+    model_options = dict(manifest.model.get("options") or {})
+    description = manifest.description
+    options = RunOptions.from_json(manifest.options)
+    options = _override(options, options_override)
+    own_backend = backend is None
+    if task is None:
+        from relreason.benchmarks.registry import task_from_description
+
+        task = task_from_description(description, data_dir)
+    if backend is None:
+        from relreason.models.registry import load_backend
+
+        backend = load_backend(spec, **model_options)
+    try:
+        return await arun_task(
+            task,
+            backend,
+            out_dir,
+            options,
+            model_options=model_options,
+            data_dir=data_dir,
+            progress=progress,
+        )
+    finally:
+        if own_backend:
+            await backend.aclose()
+
+
+def resume_run(
+    out_dir: Path,
+    *,
+    data_dir: Path | None = None,
+    options_override: Mapping[str, Any] | None = None,
+    task: EvalTask | None = None,
+    backend: ModelBackend | None = None,
+) -> RunSummary:
+    """Synchronous :func:`aresume_run`; returns the run's summary, raises as it does.
+
+    A ``backend`` passed in is closed when the run's event loop ends (as in :func:`run_task`).
+    """
+
+    async def run() -> RunSummary:
+        try:
+            return await aresume_run(
+                out_dir,
+                data_dir=data_dir,
+                options_override=options_override,
+                task=task,
+                backend=backend,
+            )
+        finally:
+            if backend is not None:
+                await backend.aclose()
+
+    return asyncio.run(run())
+
+
+__all__ = [
+    "CACHE_DIR_ENV",
+    "RunOptions",
+    "aresume_run",
+    "arun_task",
+    "default_cache_path",
+    "resume_run",
+    "run_config",
+    "run_task",
+]

@@ -1,0 +1,334 @@
+"""Sweeps: a YAML file of models x benchmarks x settings, run into one folder per cell.
+
+Example::
+
+    out: runs/table9
+    models: [{spec: "openai:gpt-4", base_url: "http://127.0.0.1:8000/v1"}, "smollm2"]
+    runs:
+      - {benchmark: convre, task: [re2text, text2re], setting: [1, 2, 3], subset: true}
+      - {benchmark: mcr, language: [en, zh], method: [zs, fs, zsc]}
+    options: {scoring: generate, concurrency: 8, max_new_tokens: 64}
+
+Every list-valued field of a run entry is expanded (a grid). Each cell gets a deterministic run
+folder ``OUT/<model>/<cell>``; a complete folder is skipped, a partial one continued. Every task
+is built before anything runs, so a bad setting fails at once, naming the file, line and field.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from relreason.benchmarks import get as get_benchmark
+from relreason.errors import DataError, RelreasonError, UsageError
+from relreason.models.options import ModelOptions
+from relreason.records import is_run_folder, load_records, read_manifest
+from relreason.run.options import RunOptions, run_options_from
+from relreason.run.progress import RunProgress
+from relreason.run.runner import arun_task
+from relreason.types import Task
+
+_Strict = ConfigDict(extra="forbid")
+
+
+class ModelEntry(BaseModel):
+    """One model: a spec plus the options ``load_backend`` takes (``ModelOptions``'s names;
+    ``base_url`` may be given for ``base_urls``, as one URL or a list), and an optional
+    ``size`` (parameters, e.g. 7e9) for scaling analyses."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    spec: str
+    base_urls: str | list[str] | None = Field(default=None, alias="base_url")
+    api: Literal["chat", "completions"] | None = None
+    chat_template: bool | None = None
+    device: str | None = None
+    dtype: str | None = None
+    batch_size: int | None = Field(default=None, ge=1)
+    timeout: float | None = Field(default=None, gt=0)
+    seed: int | None = None
+    size: float | None = Field(default=None, gt=0)
+
+    def options(self) -> dict[str, Any]:
+        """Return the model options for ``load_backend`` (``ModelOptions`` names)."""
+        data = self.model_dump(exclude={"spec", "size"}, exclude_none=True)
+        if isinstance(self.base_urls, str):
+            data["base_urls"] = [self.base_urls]
+        unknown = set(data) - set(ModelOptions.names())
+        assert not unknown, unknown  # the fields above are ModelOptions's
+        return data
+
+
+class RunEntry(BaseModel):
+    """One grid of runs: a registered benchmark and values of its parameters; list values
+    expand, and axes left out take the benchmark's default grid (e.g. ConvRe: both tasks,
+    settings 1-12; MCR: five languages, zs/fs/zsc)."""
+
+    model_config = ConfigDict(extra="allow")
+    benchmark: str
+
+    def axes(self) -> dict[str, Any]:
+        """Return the parameter values given (everything but ``benchmark``)."""
+        return dict(self.model_extra or {})
+
+
+class SweepOptions(BaseModel):
+    """Run options shared by every run of the sweep."""
+
+    model_config = _Strict
+    scoring: Literal["generate", "logprob"] = "generate"
+    concurrency: int = Field(default=8, ge=1)
+    max_new_tokens: int | None = Field(default=None, ge=1)
+    temperature: float = Field(default=0.0, ge=0)
+    top_logprobs: int = Field(default=5, ge=0)
+    seed: int | None = None
+    requests_per_minute: float | None = Field(default=None, gt=0)
+    tokens_per_minute: float | None = Field(default=None, gt=0)
+    max_retries: int = Field(default=6, ge=0)
+    request_timeout: float = Field(default=60.0, gt=0)
+    use_cache: bool = True
+    limit: int | None = Field(default=None, ge=0)
+
+    def run_options(self, show_progress: bool, task: Task | None = None) -> RunOptions:
+        """Return the :class:`RunOptions` these options stand for (the task's own generation
+        length unless ``max_new_tokens`` is set)."""
+        values = {**self.model_dump(), "show_progress": show_progress}
+        return run_options_from(values, task)
+
+
+class SweepFile(BaseModel):
+    """A whole sweep file."""
+
+    model_config = _Strict
+    out: Path
+    models: list[str | ModelEntry] = Field(min_length=1)
+    runs: list[RunEntry] = Field(min_length=1)
+    options: SweepOptions = Field(default_factory=SweepOptions)
+
+
+@dataclass
+class PlannedRun:
+    """One cell of the grid: where it goes and what it runs."""
+
+    model: ModelEntry
+    task: Task
+    out_dir: Path
+    coordinates: dict[str, Any]
+
+
+@dataclass
+class SweepResult:
+    """The rows of a finished sweep (see :func:`collect`); ``str()`` gives a table."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        from relreason.analysis.paper import format_rows
+
+        return format_rows(self.rows)
+
+
+def _line_of(node: yaml.Node | None, loc: Sequence[int | str]) -> int | None:
+    """The 1-based line of the YAML node at pydantic location ``loc`` (nearest found)."""
+    line = None if node is None else node.start_mark.line + 1
+    for step in loc:
+        child = None
+        if isinstance(node, yaml.MappingNode):
+            child = next((v for k, v in node.value if k.value == step), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int):
+            child = node.value[step] if step < len(node.value) else None
+        if child is None:
+            break
+        node, line = child, child.start_mark.line + 1
+    return line
+
+
+def load_sweep(path: Path) -> SweepFile:
+    """Read and validate a sweep file.
+
+    Raises ``UsageError`` when it cannot be read, ``DataError`` naming the file, line and field
+    when it is not valid YAML or does not match the schema.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read the sweep file {path}: {error}") from None
+    try:
+        data = yaml.safe_load(text)
+        root = yaml.compose(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else None
+        problem = getattr(error, "problem", None) or str(error)
+        raise DataError(str(path), f"not valid YAML: {problem}", item=where) from None
+    if not isinstance(data, dict):
+        raise DataError(str(path), "expected a mapping with out, models and runs")
+    try:
+        sweep = SweepFile.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        loc = [p for p in first["loc"] if isinstance(p, int | str)]
+        shown = ".".join(str(p) for p in loc if not str(p).startswith(("str", "ModelEntry")))
+        line = _line_of(root, loc)
+        raise DataError(
+            str(path),
+            first["msg"] + (f" (got {first['input']!r})" if "input" in first else ""),
+            item=None if line is None else f"line {line}",
+            field=shown or None,
+        ) from None
+    _check_entries(sweep, root, Path(path))
+    return sweep
+
+
+def _check_entries(sweep: SweepFile, root: yaml.Node | None, path: Path) -> None:
+    """Each run entry names a registered benchmark and only its parameters (``DataError``
+    naming the line and field otherwise)."""
+    from relreason.benchmarks import names
+
+    for position, entry in enumerate(sweep.runs):
+        loc: list[int | str] = ["runs", position, "benchmark"]
+        if entry.benchmark not in names():
+            message = f"unknown benchmark {entry.benchmark!r}; valid: {', '.join(names())}"
+            _raise_at(path, root, loc, message)
+        fields = get_benchmark(entry.benchmark).params_model.model_fields
+        for name in entry.axes():
+            if name not in fields:
+                message = f"not a {entry.benchmark} parameter; valid: {', '.join(fields)}"
+                _raise_at(path, root, ["runs", position, name], message)
+
+
+def _raise_at(path: Path, root: yaml.Node | None, loc: list[int | str], message: str) -> None:
+    line = _line_of(root, loc)
+    raise DataError(
+        str(path),
+        message,
+        item=None if line is None else f"line {line}",
+        field=".".join(str(p) for p in loc),
+    )
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "model"
+
+
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _cells(entry: RunEntry) -> list[dict[str, Any]]:
+    axes = {**get_benchmark(entry.benchmark).grid(), **entry.axes()}
+    lists = {name: _as_list(value) for name, value in axes.items()}
+    names = list(lists)
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*lists.values())]
+
+
+def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) -> list[PlannedRun]:
+    """Expand the grid into runs, building every task first.
+
+    Raises ``DataError`` naming the sweep file and the run entry for an unknown task, setting,
+    language or method (and the benchmarks' own errors for bad data).
+    """
+    from relreason.models.registry import SPEC_FORMS, backend_info
+
+    models = [ModelEntry(spec=m) if isinstance(m, str) else m for m in sweep.models]
+    for position, model in enumerate(models):
+        if backend_info(model.spec) is None:
+            message = f"unknown model spec {model.spec!r}; valid forms: {', '.join(SPEC_FORMS)}"
+            raise DataError(str(path), message, item=f"models[{position}]")
+    planned: list[PlannedRun] = []
+    seen: set[Path] = set()
+    for position, entry in enumerate(sweep.runs):
+        try:
+            benchmark = get_benchmark(entry.benchmark)
+        except UsageError as error:
+            raise DataError(str(path), str(error), item=f"runs[{position}]") from None
+        for cell in _cells(entry):
+            try:
+                params = benchmark.params(**cell)
+                task = benchmark.build_task(params, data_dir)
+            except DataError:
+                raise
+            except RelreasonError as error:
+                raise DataError(str(path), str(error), item=f"runs[{position}]") from None
+            for model in models:
+                out_dir = sweep.out / _slug(model.spec) / benchmark.run_name(params)
+                if out_dir in seen:
+                    continue
+                seen.add(out_dir)
+                coordinates = {"benchmark": entry.benchmark, **cell}
+                planned.append(PlannedRun(model, task, out_dir, coordinates))
+    return planned
+
+
+def _finished(out_dir: Path, n_items: int) -> bool:
+    if not is_run_folder(out_dir):
+        return False
+    if read_manifest(out_dir).get("status") != "complete":
+        return False
+    records = load_records(out_dir)
+    return len(records) >= n_items and all(r.get("status") != "failed" for r in records.values())
+
+
+async def _arun_sweep(
+    planned: Sequence[PlannedRun],
+    sweep_options: SweepOptions,
+    data_dir: Path | None,
+    show: bool,
+) -> None:
+    from relreason.models.registry import load_backend
+
+    limit = sweep_options.limit
+    sizes = [len(p.task.items) if limit is None else min(limit, len(p.task.items)) for p in planned]
+    backends: dict[str, Any] = {}
+    with RunProgress(enabled=show, overall=sum(sizes)) as progress:
+        try:
+            for run, size in zip(planned, sizes, strict=True):
+                if _finished(run.out_dir, size):
+                    progress.add_overall(size)
+                    continue
+                key = json.dumps(run.model.model_dump(), sort_keys=True)
+                if key not in backends:
+                    backends[key] = load_backend(run.model.spec, **run.model.options())
+                run_options = sweep_options.run_options(show_progress=False, task=run.task)
+                await arun_task(
+                    run.task,
+                    backends[key],
+                    run.out_dir,
+                    run_options,
+                    model_options=run.model.options(),
+                    data_dir=data_dir,
+                    progress=progress,
+                )
+        finally:
+            for backend in backends.values():
+                await backend.aclose()
+
+
+def run_sweep(
+    path: Path,
+    *,
+    data_dir: Path | None = None,
+    show_progress: bool = True,
+    out: Path | None = None,
+) -> SweepResult:
+    """Run every run of the sweep file that is not complete yet; return the results table.
+
+    ``out`` overrides the file's ``out``. Raises ``DataError``/``UsageError`` for a bad sweep
+    file (before anything runs) and whatever a run raises.
+    """
+    sweep = load_sweep(path)
+    if out is not None:
+        sweep.out = out
+    planned = plan_sweep(sweep, path=Path(path), data_dir=data_dir)
+    asyncio.run(_arun_sweep(planned, sweep.options, data_dir, show_progress))
+    from relreason.analysis.paper import collect
+
+    return SweepResult(collect(sweep.out))

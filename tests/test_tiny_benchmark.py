@@ -1,0 +1,160 @@
+"""Adding a benchmark is one package and one registry line: a tiny benchmark defined here,
+registered at run time, goes through ``prompts``, ``run --model oracle``, ``score``,
+``--resume``, a sweep and ``report`` without any change to relreason."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Annotated, Any
+
+import pytest
+import typer
+
+from relreason import benchmarks
+from relreason.benchmarks.base import Benchmark, BenchmarkParams
+from relreason.cli import main
+from relreason.types import EvalItem, Extraction, Response, Task
+
+
+class TinyParams(BenchmarkParams):
+    """How many sums to ask."""
+
+    n: int = 3
+
+
+def _tiny_options(
+    n: Annotated[int, typer.Option("--n", min=1, help="Number of questions.")] = 3,
+) -> None:
+    """The tiny benchmark's one option."""
+
+
+def _read(item: EvalItem, response: Response) -> Extraction:
+    text = (response.text or "").strip()
+    if not text:
+        return Extraction(None, "no_answer", "none")
+    letter = text[0]
+    if letter not in item.choices:
+        return Extraction(None, "unparseable", "none")
+    return Extraction(letter, "correct" if letter == item.gold else "wrong", "first_letter")
+
+
+class Tiny(Benchmark):
+    """Sums with two options: 'What is i + i?' A) 2i B) 2i + 1."""
+
+    name = "tiny"
+    title = "tiny: sums (a test benchmark)"
+    params_model = TinyParams
+    task_options = staticmethod(_tiny_options)
+
+    def build_task(self, params: BenchmarkParams, data_dir: Path | None = None) -> Task:
+        assert isinstance(params, TinyParams)
+        items = tuple(
+            EvalItem(
+                index=i,
+                item_id=f"sum/{i}",
+                prompt=f"What is {i} + {i}? A) {2 * i} B) {2 * i + 1}\nAnswer:",
+                gold="A" if i % 2 == 0 else "B",
+                choices=("A", "B"),
+                choice_texts=(str(2 * i), str(2 * i + 1)),
+                labels={"parity": "even" if i % 2 == 0 else "odd"},
+            )
+            for i in range(params.n)
+        )
+        return Task(
+            benchmark="tiny",
+            name=f"tiny/n{params.n}",
+            description={"benchmark": "tiny", "n": params.n},
+            items=items,
+            scorer=_read,
+            group_by=("parity",),
+            max_new_tokens=4,
+        )
+
+    def grid(self) -> dict[str, list[Any]]:
+        return {"n": [2]}
+
+    def run_name(self, params: BenchmarkParams) -> str:
+        assert isinstance(params, TinyParams)
+        return f"tiny-n{params.n}"
+
+    def params_from_description(self, description: Mapping[str, Any]) -> BenchmarkParams:
+        return self.params(n=description["n"])
+
+
+def cli(args: list[str]) -> None:
+    """Run ``relreason ARGS``; fail the test unless it exits 0."""
+    try:
+        main(args)
+    except SystemExit as done:
+        assert not done.code, f"relreason {' '.join(args)} exited {done.code}"
+
+
+@pytest.fixture()
+def tiny() -> Iterator[Tiny]:
+    benchmark = Tiny()
+    benchmarks.register(benchmark)
+    yield benchmark
+    benchmarks.unregister("tiny")
+
+
+def test_tiny_benchmark_end_to_end(
+    tiny: Tiny, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cli(["prompts", "tiny", "--n", "4"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["gold"] for r in rows] == ["A", "B", "A", "B"]
+    assert rows[3]["prompt"].startswith("What is 3 + 3?")
+
+    out = tmp_path / "run"
+    cli(["run", "tiny", "--n", "4", "--model", "oracle", "--out", str(out), "--no-progress"])
+    records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in records] == ["correct"] * 4
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["accuracy"] == 1.0 and set(summary["by_label"]["parity"]) == {"even", "odd"}
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["format_version"] == 2 and manifest["description"] == {
+        "benchmark": "tiny",
+        "n": 4,
+    }
+
+    (out / "records.jsonl").write_text(
+        "".join(x + "\n" for x in (out / "records.jsonl").read_text().splitlines()[:2])
+    )
+    cli(["run", "--resume", str(out)])
+    assert len((out / "records.jsonl").read_text().splitlines()) == 4
+
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text('{"index": 0, "output": "A"}\n{"index": 1, "output": "A"}\n')
+    scored = tmp_path / "scored.jsonl"
+    cli(["score", "tiny", "--n", "4", "--responses", str(responses), "--out", str(scored)])
+    statuses = [json.loads(x)["status"] for x in scored.read_text().splitlines()]
+    assert statuses == ["correct", "wrong"]
+
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(
+        f"out: {tmp_path / 'sweep'}\nmodels: [oracle, first]\n"
+        "runs:\n  - {benchmark: tiny, n: [2, 3]}\n"
+    )
+    cli(["sweep", str(sweep), "--no-progress"])
+    folders = sorted(
+        p.parent.relative_to(tmp_path / "sweep")
+        for p in (tmp_path / "sweep").rglob("manifest.json")
+    )
+    assert [str(f) for f in folders] == [
+        "first/tiny-n2",
+        "first/tiny-n3",
+        "oracle/tiny-n2",
+        "oracle/tiny-n3",
+    ]
+    capsys.readouterr()
+    cli(["report", str(tmp_path / "sweep"), "--json"])
+    report = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    first = {r["folder"].rsplit("/", 1)[-1]: r["accuracy"] for r in report if r["model"] == "first"}
+    assert first == {"tiny-n2": 0.5, "tiny-n3": pytest.approx(2 / 3)}
+
+
+def test_unknown_benchmark_lists_the_registered_ones(tiny: Tiny) -> None:
+    with pytest.raises(Exception, match="convre, mcr, tiny"):
+        benchmarks.get("glue")
