@@ -1,15 +1,17 @@
 """Read an A-G answer from an MCR output, two ways.
 
-``paper`` mode reproduces the official rule exactly: every capital A-G anywhere in the output
-(``re.findall(r'A|B|C|D|E|F|G', out)``; few-shot: only the text after the last ``"A:"``), the
-answer being the first letter found. The official code asked a second model to restate the
-choice when zero or several letters were found; that step cannot be reproduced, so the first
-letter is kept and the number of letters found is recorded (method ``paper_rule_multi`` and
-the detail) so that reports can say how many items needed it.
+``paper`` mode reproduces the official rule (``answer_cleansing`` in util.py and the clean-up
+step in main.py of the MCR release, zhaojinm/Multilingual_Composition_Relation_benchmark @
+23aaee66): every capital A-G anywhere in the output (``re.findall(r'A|B|C|D|E|F|G', pred)``;
+for native few-shot only, the text after the last ``"A:"``). Exactly one letter is the answer.
+With zero or several letters the official code asked a second model to restate the choice;
+here such an output gets method ``paper_rule_cleanup`` and no answer, unless that clean-up step
+is run (:mod:`relreason.scoring.mcr_cleanup`).
 
 ``robust`` mode reads explicit answer statements in en/zh/fr/ja/ko after NFKC normalisation
-(full-width letters and brackets become ASCII); the last statement wins; capitals inside words
-and letters outside the item's choices never count.
+(full-width letters and brackets become ASCII) and with tokenizer special tokens removed; the
+last statement wins; capitals inside words, letters outside the item's choices and hedges
+between several letters ("A or B", "B和C都有可能") never count.
 """
 
 from __future__ import annotations
@@ -81,8 +83,10 @@ class _Statement(NamedTuple):
 def paper_letters(output: str, *, few_shot: bool) -> list[str]:
     """Return every capital A-G that the official rule finds in ``output``, in order.
 
-    For few-shot only the text after the last ``"A:"`` is searched (the whole output when
-    there is none), exactly as ``answer_cleansing`` in the MCR release. Never raises.
+    ``few_shot`` means native few-shot (``fs``; official ``few_shot``) only: then just the text
+    after the last ``"A:"`` is searched (the whole output when there is none), exactly as
+    ``answer_cleansing`` in util.py of the MCR release; the English and multilingual exemplar
+    variants search the whole output. Never raises.
     """
     text = output.split(_FEW_SHOT_TRIGGER)[-1] if few_shot else output
     return _PAPER_LETTERS.findall(text)
@@ -91,16 +95,17 @@ def paper_letters(output: str, *, few_shot: bool) -> list[str]:
 def extract_paper(
     output: str, choices: tuple[str, ...], *, few_shot: bool
 ) -> tuple[str | None, str]:
-    """Return (first letter found or None, method) under the official MCR rule.
+    """Return (letter or None, method) under the official MCR rule's first pass.
 
-    Method ``"paper_rule"`` when exactly one letter was found, ``"paper_rule_multi"`` when
-    several were (the official code would have asked a second model; the first letter is kept),
-    ``"none"`` when none was. The letter may lie outside ``choices`` (the official rule does not
-    look); it then simply counts as wrong. Never raises.
+    Method ``"paper_rule"`` with the letter when exactly one letter was found;
+    ``"paper_rule_cleanup"`` with None when none or several were (the official code then asked
+    a second model to restate the choice: see :mod:`relreason.scoring.mcr_cleanup`). The
+    letter may lie outside ``choices`` (the official rule does not look); it then simply counts
+    as wrong. Never raises.
     """
     del choices  # the official rule does not look at the item's choices
     letters = paper_letters(output, few_shot=few_shot)
-    return (letters[0] if letters else None), _paper_method(letters)
+    return (letters[0] if len(letters) == 1 else None), _paper_method(letters)
 
 
 def extract_robust(
@@ -128,8 +133,10 @@ def score_mcr(
     """Return the scored extraction of one MCR response in ``mode`` ("paper" or "robust").
 
     A failed request is ``"failed"``; choice log-likelihoods are read by argmax; an empty output
-    is ``"no_answer"``. Paper mode records the number of letters found in ``detail``. Raises
-    UsageError for an unknown mode.
+    is ``"no_answer"``. Paper mode records the letters found in ``detail``; with none or several
+    the answer is None, status ``unparseable``, method ``paper_rule_cleanup`` (the item the
+    official code sent to its clean-up model). ``few_shot`` is true for native few-shot (``fs``)
+    only. Raises UsageError for an unknown mode.
     """
     if mode not in ("paper", "robust"):
         raise UsageError(f"unknown MCR scoring mode {mode!r}; expected 'paper' or 'robust'")
@@ -139,7 +146,7 @@ def score_mcr(
     text = response.text or ""
     if mode == "paper":
         letters = paper_letters(text, few_shot=few_shot)
-        answer = letters[0] if letters else None
+        answer = letters[0] if len(letters) == 1 else None
         status = status_for(answer, item.gold, empty=False)
         return Extraction(
             answer, status, _paper_method(letters), _paper_detail(letters, item.choices)
@@ -156,9 +163,7 @@ def zsc_second_stage(item: EvalItem, first_output: str) -> str:
 
 def _paper_method(letters: list[str]) -> str:
     """The method name for the number of letters the official rule found."""
-    if not letters:
-        return "none"
-    return "paper_rule" if len(letters) == 1 else "paper_rule_multi"
+    return "paper_rule" if len(letters) == 1 else "paper_rule_cleanup"
 
 
 def _paper_detail(letters: list[str], choices: tuple[str, ...]) -> str:
@@ -166,8 +171,8 @@ def _paper_detail(letters: list[str], choices: tuple[str, ...]) -> str:
     shown = ", ".join(letters[:12]) + (", ..." if len(letters) > 12 else "")
     detail = f"letters_found={len(letters)}" + (f" ({shown})" if letters else "")
     if len(letters) != 1:
-        detail += "; the official code asked a second model to restate the choice"
-    if letters and letters[0] not in choices:
+        detail += "; the official code asked a second model to restate the choice (--cleanup-model)"
+    elif letters[0] not in choices:
         detail += f"; {letters[0]} is not one of this item's choices"
     return detail
 
