@@ -28,6 +28,14 @@ from relreason.scoring.common import (
     pre_score,
     status_for,
 )
+from relreason.scoring.reading import (
+    clean_output,
+    hedge_after,
+    hedge_before,
+    leading_hedge,
+    sentence_key,
+    short_statements,
+)
 from relreason.types import EvalItem, Extraction, Response
 
 __all__ = [
@@ -49,7 +57,8 @@ _LATIN = r"A-Za-z0-9\u00C0-\u024F"
 _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u3002\uff0e"
 _PREFIXES = re.compile(
     r"(?=[AaCcOoIiRr正答选選应應解回정답])"  # cheap first-character filter
-    r"(?:(?i:\b(?:answer|choice|option)(?!s)\s*(?:is|would\s+be|should\s+be|will\s+be|must\s+be|[:=])"
+    r"(?:(?i:\b(?:answer|choice|option)(?!s)\s*"
+    r"(?:is|(?:would|should|will|must|could|might|may)\s+be|[:=])"
     r"|\bi\s+(?:would\s+)?(?:choose|select|pick|go\s+with)"
     r"|\br[ée]ponse(?!s)\s*(?:correcte\s*|juste\s*)?(?:est|serait|[:=])"
     r"|\b(?:choix|option)\s*(?:est|[:=]))"
@@ -59,7 +68,7 @@ _PREFIXES = re.compile(
     r"|(?:정답|답변|답)\s*(?:은|는|이|[:=]))"
 )
 _AFTER_PREFIX = re.compile(
-    r"\s*:?\s*(?i:option\s+|choice\s+|l'option\s+|选项|選項)?[\"'(\[*「『]*\s*([A-G])"
+    r"\s*:?\s*(?i:either\s+)?(?i:option\s+|choice\s+|l'option\s+|选项|選項)?[\"'(\[*「『]*\s*([A-G])"
     rf"(?![{_LATIN}])"
 )
 _LABEL = re.compile(
@@ -67,17 +76,22 @@ _LABEL = re.compile(
     rf"|^[ \t*]*([A-G])[ \t]*[.:](?![{_LATIN}]))",
     re.MULTILINE,
 )
-_LEADING_BARE = re.compile(rf"\**([A-G])\**(?:\s*$|[ \t]*\n|(?=[{_CJK}]))")
+_LEADING_BARE = re.compile(
+    rf"\**([A-G])\**(?:\s*$|[ \t]*\n|(?=[{_CJK}])|[ \t]*[,;][ \t]"
+    r"|[ \t]+[-\u2013\u2014][ \t]|(?=[ \t]+(?i:because|since|car|parce)\b))"
+)
+_LEADING_TEXT = re.compile(r"\**([A-G])\**[ \t]+(?:[-\u2013\u2014][ \t]+)?(\S[^\n]*)")
 _CONTINUATION = re.compile(r"\n[ \t]*Q[ \t]*:")
 
 
 class _Statement(NamedTuple):
-    """One place where the output names a letter."""
+    """One place where the output names a letter (``hedge``: it names several)."""
 
     position: int
     letter: str
     strong: bool
     contradictory: bool
+    hedge: str | None = None
 
 
 def paper_letters(output: str, *, few_shot: bool) -> list[str]:
@@ -184,7 +198,7 @@ def _read_robust(
     stripped = output.strip()
     if stripped in choices:
         return stripped, "clean", None
-    text = normalize_output(output)
+    text = clean_output(normalize_output(output))
     cut = _CONTINUATION.search(text)
     if cut is not None:
         text = text[: cut.start()]
@@ -193,6 +207,8 @@ def _read_robust(
     if len(bare) == 1 and bare in choices:
         return bare, "clean", None
     named = match_option_text(text, choice_texts)
+    if named is None and not text.isascii():
+        named = match_option_text(sentence_key(text), choice_texts)
     if named is not None and named < len(choices):
         return choices[named], "option_text", None
     statements = _statements(text, choices, choice_texts)
@@ -200,6 +216,10 @@ def _read_robust(
         return None, "none", "no answer statement found"
     strong = [s for s in statements if s.strong]
     chosen = (strong or statements)[-1]
+    if chosen.hedge is not None:
+        return None, "none", f"hedge between several letters ({chosen.letter} or {chosen.hedge})"
+    if chosen.letter not in choices:
+        return None, "none", f"names {chosen.letter}, not one of the choices"
     if chosen.contradictory:
         return None, "none", f"contradictory: {chosen.letter} followed by another option's text"
     return chosen.letter, "statement", None
@@ -214,21 +234,41 @@ def _statements(
     text>"), a label at the very start ("(C) ...", "C) ..."). Weak: labels elsewhere.
     """
     found: list[_Statement] = []
+    hedge = leading_hedge(text)
     leading = _LEADING_BARE.match(text)
-    if leading is not None and leading.group(1) in choices:
+    with_text = _LEADING_TEXT.match(text)
+    named = None
+    if with_text is not None and with_text.group(1) in choices:
+        named = match_option_text(with_text.group(2), choice_texts, prefix=True)
+    if hedge is not None:
+        found.append(_Statement(0, hedge[0], True, False, hedge[1]))
+    elif with_text is not None and named is not None:
+        bad = _contradicts(named, with_text.group(1), choices)
+        found.append(_Statement(0, with_text.group(1), True, bad))
+    elif leading is not None and leading.group(1) in choices:
         found.append(_Statement(0, leading.group(1), True, False))
     for prefix in _PREFIXES.finditer(text):
         after = _AFTER_PREFIX.match(text, prefix.end())
         if after is not None:
             letter = after.group(1)
-            if letter in choices:
+            other = hedge_after(text, after.end(), letter)
+            if letter in choices or other is not None:
                 named = _named_after(text, after.end(), choice_texts)
                 bad = _contradicts(named, letter, choices)
-                found.append(_Statement(after.start(1), letter, True, bad))
+                found.append(_Statement(after.start(1), letter, True, bad, other))
             continue
-        named = match_option_text(text[prefix.end() :], choice_texts, prefix=True)
+        rest = text[prefix.end() :]
+        named = match_option_text(rest, choice_texts, prefix=True)
+        if named is None and not rest.isascii():
+            named = match_option_text(sentence_key(rest.lstrip(" :：")), choice_texts)
         if named is not None and named < len(choices):
             found.append(_Statement(prefix.end(), choices[named], True, False))
+    for start, end, letter in short_statements(text):
+        other = hedge_after(text, end, letter)
+        if other is None and hedge_before(text, start):
+            other = "another letter"
+        if letter in choices or other is not None:
+            found.append(_Statement(start, letter, True, False, other))
     labels: list[tuple[_Statement, int]] = []
     for label in _LABEL.finditer(text):
         letter = label.group(1) or label.group(2) or label.group(3)
