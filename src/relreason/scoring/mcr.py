@@ -279,7 +279,7 @@ def _statements(
         labels.append((_Statement(label.start(), letter, label.start() == 0, bad), label.end()))
     listed = _listed(text, labels, choices, choice_texts)
     found.extend(s for i, (s, _) in enumerate(labels) if i not in listed)
-    found.sort(key=lambda s: s.position)
+    found.sort(key=lambda s: (s.position, s.hedge is not None))
     return found
 
 

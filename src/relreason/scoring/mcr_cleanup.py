@@ -18,8 +18,9 @@ letter (``y[0] == out_cleaned[0]``).
 
 from __future__ import annotations
 
+import re
+
 from relreason.scoring.common import status_for
-from relreason.scoring.mcr import paper_letters
 from relreason.types import EvalItem, Extraction, GenerationParams, GenerationRequest, Response
 
 __all__ = [
@@ -47,6 +48,7 @@ CLEANUP_TAIL = "\n\nThe choice made by the answer is"
 CLEANUP_MODEL = "openai:gpt-4o-mini-2024-07-18"
 """The clean-up model of the official code (util.py, ``decoder_for_gpt3``, ``cleansing=True``)."""
 
+_OFFICIAL_LETTERS = re.compile(r"A|B|C|D|E|F|G")
 _ZS_SUFFIX = " Among options, the answer is"
 _ZSC_SUFFIX = " Let's think step by step."
 
@@ -99,7 +101,10 @@ def read_cleanup_reply(reply: str, *, few_shot: bool) -> tuple[str | None, list[
     its last ``"A:"``); the answer is the first letter found, even when there are several,
     as ``out_cleaned[0]`` in ``main.py``. Never raises.
     """
-    letters = paper_letters(reply.strip(), few_shot=few_shot)
+    text = reply.strip()
+    if few_shot:
+        text = text.split("A:")[-1]
+    letters = _OFFICIAL_LETTERS.findall(text)  # the rule of scoring.mcr.paper_letters
     return (letters[0] if letters else None), letters
 
 
