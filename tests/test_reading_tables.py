@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from reading_tables import careful_convre, careful_mcr
+from reading_tables import careful_convre, careful_mcr, heldout
 from relreason.scoring.convre import extract_convre
 from relreason.scoring.convre_official import FAMILIES, extract_official
 from relreason.scoring.mcr import extract_paper, extract_robust, paper_letters
@@ -137,3 +137,19 @@ def test_mcr_sound_reader_reads_as_a_careful_person(
 ) -> None:
     texts = careful_mcr.OPTIONS[language]
     assert extract_robust(output, careful_mcr.LETTERS, texts)[0] == reading
+
+
+@pytest.mark.parametrize(("language", "output", "reading"), heldout.MCR)
+def test_mcr_sound_reader_on_the_second_table(
+    language: str, output: str, reading: str | None
+) -> None:
+    texts = careful_mcr.OPTIONS[language]
+    assert extract_robust(output, careful_mcr.LETTERS, texts)[0] == reading
+
+
+@pytest.mark.parametrize(("task", "output", "cot", "reading"), heldout.CONVRE)
+def test_convre_sound_reader_on_the_second_table(
+    task: str, output: str, cot: bool, reading: str | None
+) -> None:
+    texts = careful_convre.CHOICE_TEXTS[task]
+    assert extract_convre(output, texts, cot=cot)[0] == reading

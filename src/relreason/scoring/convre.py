@@ -58,6 +58,7 @@ _STATEMENT = re.compile(
     r"|\b(?:choose|select|pick)|\bcorrect\s+one\s+is)"
     r"\s*(?i:either\s+)?(?i:option\s+|choice\s+)?[\"'(\[*]*\s*([A-G])(?![A-Za-z0-9\u00C0-\u024F])"
 )
+_ANSWER_PREFIX = re.compile(r"(?i:\b(?:answer|choice|option)\s*(?:is|:))\s*")
 _FIELD_LETTER = re.compile(
     r"[\"']?(?i:answer)[\"']?\s*:\s*[\"']?\s*\(?([AB])\)?(?![A-Za-z0-9\u00C0-\u024F])"
 )
@@ -189,6 +190,11 @@ def _final_statement(
     is A or B") is a hedge: no answer."""
     found = [(m.start(1), m.end(1), m.group(1)) for m in _STATEMENT.finditer(text, start)]
     found += [s for s in short_statements(text) if s[0] >= start]
+    if choice_texts is not None:
+        for m in _ANSWER_PREFIX.finditer(text, start):
+            named = match_option_text(text[m.end() :], choice_texts, prefix=True)
+            if named is not None:
+                found.append((m.end(), m.end(), LETTERS[named]))
     if not found:
         return None
     begin, end, letter = max(found)

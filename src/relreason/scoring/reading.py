@@ -29,12 +29,14 @@ _SPECIAL = re.compile(
     r"|<\|im_start\|>(?:assistant|user|system)?\n?"
     r"|<start_of_turn>(?:model|user)?\n?"
     r"|<\|[A-Za-z0-9_]{1,30}\|>"
-    r"|</?s>|<pad>|<unk>|<eos>|<bos>|<mask>|<sep>|<cls>|<end_of_turn>|\[/?INST\]"
+    r"|\[INST\].*?\[/INST\]"  # a prompt echoed between instruction tags
+    r"|</?s>|<pad>|<unk>|<eos>|<bos>|<mask>|<sep>|<cls>|<end_of_turn>|\[/?INST\]",
+    re.DOTALL,
 )
 _SPECIAL_HINT = re.compile(r"<[|/a-z]|\[/?INST")
 
 _HEDGE_LINK = (
-    r"\s*(?:,\s*)?(?i:or|and|ou|et|/|&|vs\.?)\s*"
+    r"\s*(?:,\s*)?(?i:or|nor|and|ou|et|/|&|vs\.?)\s*"
     r"|\s*(?:或者|或是|或|还是|還是|和|与|與|及|跟|と|か|または|あるいは|もしくは|や|、|,|"
     r"또는|혹은|이나|나|와|과|및)\s*"
 )
@@ -56,8 +58,8 @@ _LETTER_IS_CORRECT = re.compile(
     r"|\s*(?:が|は|是|为|為|가|이|은|는)?\s*(?:正しい|正解|正确|正確|对的|對的|정답|맞습니다|맞다|옳))"
 )
 _ITS_LETTER = re.compile(
-    r"(?i:\b(?:it'?s|it\s+is|that'?s|that\s+is|i'?d\s+(?:go\s+with|choose|pick|say)"
-    r"|i\s+(?:would\s+)?(?:go\s+with|choose|pick|select)))"
+    r"(?i:\b(?:it'?s|it\s+is|that'?s|that\s+is|c'est|c’est|i'?d\s+(?:go\s+with|choose|pick|say)"
+    r"|i\s+(?:would\s+)?(?:go\s+with|choose|pick|select|say|think)))"
     r"\s+(?i:option\s+|choice\s+)?[(\[]?([A-G])[)\]]?"
     rf"(?![{_LATIN}'’])(?=\s*(?:$|[.,;!?\n)]|(?i:because|since|as)\b|[—–-]\s))"
 )
@@ -67,7 +69,8 @@ _OPTION_LETTER = re.compile(
 
 
 _TRAILING_LETTER = re.compile(
-    r"(?:[,:，：]|\bis)[ \t]*[(\[]?\**([A-G])\**[)\]]?[ \t]*[.。!]?[ \t]*$"
+    r"(?:[,:，：]|\bis)[ \t]*(?:(?i:so|thus|hence|therefore)[ \t]+)?"
+    r"[(\[]?\**([A-G])\**[)\]]?[ \t]*[.。!]?[ \t]*$"
 )
 
 
