@@ -106,8 +106,8 @@ def read_gpt_text(prediction: str, log_probs: TopLogprobs | None) -> OfficialRea
     probs = log_probs[0]
     if not (" A" in probs or " B" in probs):
         return _refused(method, "neither ' A' nor ' B' among the first token's alternatives")
-    prob_a = probs[" A"] if " A" in probs else -1000
-    prob_b = probs[" B"] if " B" in probs else -1000
+    prob_a = probs.get(" A", -1000)  # official: probs[' A'] if ' A' in probs else -1000
+    prob_b = probs.get(" B", -1000)
     if prob_a == prob_b:
         return _refused(method, f"' A' and ' B' tie at {prob_a}", "ValueError")
     letter = "A" if prob_a > prob_b else "B"

@@ -130,4 +130,6 @@ def score_cleanup(
     detail += f" ({shown})" if letters else ""
     if first.detail:
         detail = f"{first.detail}; {detail}"
-    return Extraction(answer, status_for(answer, item.gold, empty=False), "paper_rule_cleaned", detail)
+    return Extraction(
+        answer, status_for(answer, item.gold, empty=False), "paper_rule_cleaned", detail
+    )

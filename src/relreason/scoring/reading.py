@@ -113,8 +113,8 @@ def leading_hedge(text: str) -> tuple[str, str] | None:
 
 def short_statements(text: str) -> list[tuple[int, int, str]]:
     """Return (start, end, letter) of each short answer form in ``text``: "It's A.", "that is
-    (B),", "I'd go with C", "Option D" / ", D." / "is D" (at the end), "C is correct", "C est correcte",
-    "選択肢Cが正しいです", "C是正确的", "C가 정답입니다". Never raises."""
+    (B),", "I'd go with C", "Option D" / ", D." / "is D" (at the end), "C is correct",
+    "C est correcte", "選択肢Cが正しいです", "C是正确的", "C가 정답입니다". Never raises."""
     found = [
         (m.start(1), m.end(1), m.group(1))
         for pattern in (_ITS_LETTER, _OPTION_LETTER, _LETTER_IS_CORRECT, _TRAILING_LETTER)
