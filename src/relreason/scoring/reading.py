@@ -29,7 +29,7 @@ _SPECIAL = re.compile(
     r"|<\|im_start\|>(?:assistant|user|system)?\n?"
     r"|<start_of_turn>(?:model|user)?\n?"
     r"|<\|[A-Za-z0-9_]{1,30}\|>"
-    r"|\[INST\].*?\[/INST\]"  # a prompt echoed between instruction tags
+    r"|\[INST\](?:(?!\[/?INST\]).)*\[/INST\]"  # a prompt echoed between instruction tags
     r"|</?s>|<pad>|<unk>|<eos>|<bos>|<mask>|<sep>|<cls>|<end_of_turn>|\[/?INST\]",
     re.DOTALL,
 )
