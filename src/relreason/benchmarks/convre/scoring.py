@@ -25,6 +25,13 @@ from relreason.scoring.common import (
     pre_score,
     status_for,
 )
+from relreason.scoring.reading import (
+    clean_output,
+    hedge_after,
+    hedge_before,
+    leading_hedge,
+    short_statements,
+)
 from relreason.types import EvalItem, Extraction, Response
 
 __all__ = ["extract_convre", "score_convre"]
@@ -37,16 +44,21 @@ _MAX_LITERAL_CHARS = 20_000
 _FAST = {form.format(x=x): x for x in LETTERS for form in ("{x}", "{x}.", "{x}:", "({x})")}
 _PREFIX = r"(?i:(?:the\s+)?(?:correct\s+|right\s+|final\s+)?(?:answer|choice|option)(?:\s+is)?)"
 _CLEAN_LINE = re.compile(rf"(?:{_PREFIX}\s*:?\s*)?\**[(\[]?\s*([AB])\s*[)\]]?\**\s*[.:)]?\**")
-_LABELLED = re.compile(r"(?:\(([AB])\)\s*[:.]?|([AB])\s*[:.)])\s*(\S.*)")
+_LABELLED = re.compile(
+    r"(?:\(([AB])\)\s*[:.,]?|([AB])\s*(?:[:.),]|\s[-\u2013\u2014]|(?=\s+(?i:because|since)\b)))"
+    r"\s*(\S.*)"
+)
+_LETTER_TEXT = re.compile(r"[(\[]?([AB])[)\]]?\s+(\S.*)")
 _IS_CORRECT = re.compile(r"([AB])\s+is\s+(?:the\s+)?(?i:correct|right|answer)")
 _ECHO_LINE = re.compile(r"^[ \t]*\(?([AB])\)?[ \t]*[:.)][ \t]*\S", re.MULTILINE)
 _BARE_LABEL = re.compile(r"^[ \t]*\(?([AB])\)?[ \t]*:[ \t]*$", re.MULTILINE)
 _CONTINUATION = re.compile(r"\n[ \t]*(?:Instruction|Question|Read the instruction)\b")
 _STATEMENT = re.compile(
-    r"(?i:\b(?:answer|choice|option)\s*(?:is|would\s+be|should\s+be|:)"
+    r"(?i:\b(?:answer|choice|option)\s*(?:is|(?:would|should|could|might|may|will|must)\s+be|:)"
     r"|\b(?:choose|select|pick)|\bcorrect\s+one\s+is)"
-    r"\s*(?i:option\s+|choice\s+)?[\"'(\[*]*\s*([AB])(?![A-Za-z0-9\u00C0-\u024F])"
+    r"\s*(?i:either\s+)?(?i:option\s+|choice\s+)?[\"'(\[*]*\s*([A-G])(?![A-Za-z0-9\u00C0-\u024F])"
 )
+_ANSWER_PREFIX = re.compile(r"(?i:\b(?:answer|choice|option)\s*(?:is|:))\s*")
 _FIELD_LETTER = re.compile(
     r"[\"']?(?i:answer)[\"']?\s*:\s*[\"']?\s*\(?([AB])\)?(?![A-Za-z0-9\u00C0-\u024F])"
 )
@@ -124,6 +136,7 @@ def _read(output: str, choice_texts: tuple[str, str], *, cot: bool) -> _Read:
 
 def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
     """Read a non-CoT answer: first line, then explicit statements anywhere."""
+    text = clean_output(text)
     cut = _CONTINUATION.search(text)
     if cut is not None:
         text = text[: cut.start()]
@@ -131,13 +144,18 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
     if not text:
         return _Read(None, "none", "only a continuation of the prompt")
     first = text.split("\n", 1)[0].strip()
+    hedge = leading_hedge(text)
+    if hedge is not None:
+        return _final_statement(text, 1) or _Read(None, "none", f"hedge: {' or '.join(hedge)}")
     if _BARE_LABEL.fullmatch(first) and len({m.group(1) for m in _BARE_LABEL.finditer(text)}) == 2:
         return _Read(None, "none", "restates both choices (their labels)")
     clean = _CLEAN_LINE.fullmatch(first)
     if clean is not None:
         return _Read(clean.group(1), "clean")
-    if len({m.group(1) for m in _ECHO_LINE.finditer(text)}) == 2:
-        return _Read(None, "none", "restates both choices")
+    echoes = list(_ECHO_LINE.finditer(text))
+    if len({m.group(1) for m in echoes}) == 2:
+        after = _final_statement(text, echoes[-1].end())
+        return after or _Read(None, "none", "restates both choices")
     labelled = _LABELLED.fullmatch(first)
     if labelled is not None:
         letter = labelled.group(1) or labelled.group(2)
@@ -145,19 +163,49 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
         if named is not None and LETTERS[named] != letter:
             return _Read(None, "none", f"contradictory: {letter} followed by the other choice")
         return _Read(letter, "clean")
+    with_text = _LETTER_TEXT.fullmatch(first)
+    if with_text is not None:
+        named = match_option_text(with_text.group(2), choice_texts, prefix=True)
+        if named is not None:
+            letter = with_text.group(1)
+            if LETTERS[named] != letter:
+                return _Read(None, "none", f"contradictory: {letter} followed by the other choice")
+            return _Read(letter, "clean")
     is_correct = _IS_CORRECT.match(first)
-    if is_correct is not None:
+    if is_correct is not None and hedge_after(first, is_correct.end(), "") is None:
         return _Read(is_correct.group(1), "clean")
     named = match_option_text(first, choice_texts)
     if named is not None:
         return _Read(LETTERS[named], "option_text")
-    statements = list(_STATEMENT.finditer(text))
-    if not statements:
-        return _Read(None, "none", "no answer statement found")
-    last = statements[-1]
-    letter = last.group(1)
-    rest = text[last.end() :]
-    if rest[:1] in (":", ")", "."):
+    return _final_statement(text, 0, choice_texts) or _Read(
+        None, "none", "no answer statement found"
+    )
+
+
+def _final_statement(
+    text: str, start: int, choice_texts: tuple[str, str] | None = None
+) -> _Read | None:
+    """Read the last answer statement at or after ``start`` ("the answer is B", "It's A.",
+    "B is correct"); None when there is none. A statement naming several letters ("the answer
+    is A or B") is a hedge: no answer."""
+    found = [(m.start(1), m.end(1), m.group(1)) for m in _STATEMENT.finditer(text, start)]
+    found += [s for s in short_statements(text) if s[0] >= start]
+    if choice_texts is not None:
+        for m in _ANSWER_PREFIX.finditer(text, start):
+            named = match_option_text(text[m.end() :], choice_texts, prefix=True)
+            if named is not None:
+                found.append((m.end(), m.end(), LETTERS[named]))
+    if not found:
+        return None
+    begin, end, letter = max(found)
+    other = hedge_after(text, end, letter)
+    if other is not None or hedge_before(text, begin):
+        shown = f"{letter} or {other}" if other else letter
+        return _Read(None, "none", f"hedge between several letters ({shown})")
+    if letter not in LETTERS:
+        return _Read(None, "none", f"names {letter}, not a choice")
+    rest = text[end:]
+    if choice_texts is not None and rest[:1] in (":", ")", "."):
         named = match_option_text(rest[1:], choice_texts, prefix=True)
         if named is not None and LETTERS[named] != letter:
             return _Read(None, "none", f"contradictory: {letter} followed by the other choice")

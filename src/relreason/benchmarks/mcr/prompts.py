@@ -163,7 +163,7 @@ def build_task(
         name=f"mcr/{code}/{name}",
         description=description,
         items=items,
-        scorer=functools.partial(score_mcr, mode=scoring_mode, few_shot=name.startswith("fs")),
+        scorer=functools.partial(score_mcr, mode=scoring_mode, few_shot=name == "fs"),
         second_stage=zsc_second_stage if name == "zsc" and scoring_mode == "robust" else None,
         group_by=("categories", "n_options"),
         max_new_tokens=256 if name == "zsc" else 32,

@@ -1,15 +1,17 @@
 """Read an A-G answer from an MCR output, two ways.
 
-``paper`` mode reproduces the official rule exactly: every capital A-G anywhere in the output
-(``re.findall(r'A|B|C|D|E|F|G', out)``; few-shot: only the text after the last ``"A:"``), the
-answer being the first letter found. The official code asked a second model to restate the
-choice when zero or several letters were found; that step cannot be reproduced, so the first
-letter is kept and the number of letters found is recorded (method ``paper_rule_multi`` and
-the detail) so that reports can say how many items needed it.
+``paper`` mode reproduces the official rule (``answer_cleansing`` in util.py and the clean-up
+step in main.py of the MCR release, zhaojinm/Multilingual_Composition_Relation_benchmark @
+23aaee66): every capital A-G anywhere in the output (``re.findall(r'A|B|C|D|E|F|G', pred)``;
+for native few-shot only, the text after the last ``"A:"``). Exactly one letter is the answer.
+With zero or several letters the official code asked a second model to restate the choice;
+here such an output gets method ``paper_rule_cleanup`` and no answer, unless that clean-up step
+is run (:mod:`relreason.benchmarks.mcr.cleanup`).
 
 ``robust`` mode reads explicit answer statements in en/zh/fr/ja/ko after NFKC normalisation
-(full-width letters and brackets become ASCII); the last statement wins; capitals inside words
-and letters outside the item's choices never count.
+(full-width letters and brackets become ASCII) and with tokenizer special tokens removed; the
+last statement wins; capitals inside words, letters outside the item's choices and hedges
+between several letters ("A or B", "B和C都有可能") never count.
 """
 
 from __future__ import annotations
@@ -25,6 +27,14 @@ from relreason.scoring.common import (
     normalized_choices,
     pre_score,
     status_for,
+)
+from relreason.scoring.reading import (
+    clean_output,
+    hedge_after,
+    hedge_before,
+    leading_hedge,
+    sentence_key,
+    short_statements,
 )
 from relreason.types import EvalItem, Extraction, Response
 
@@ -47,7 +57,8 @@ _LATIN = r"A-Za-z0-9\u00C0-\u024F"
 _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u3002\uff0e"
 _PREFIXES = re.compile(
     r"(?=[AaCcOoIiRr正答选選应應解回정답])"  # cheap first-character filter
-    r"(?:(?i:\b(?:answer|choice|option)(?!s)\s*(?:is|would\s+be|should\s+be|will\s+be|must\s+be|[:=])"
+    r"(?:(?i:\b(?:answer|choice|option)(?!s)\s*"
+    r"(?:is|(?:would|should|will|must|could|might|may)\s+be|[:=])"
     r"|\bi\s+(?:would\s+)?(?:choose|select|pick|go\s+with)"
     r"|\br[ée]ponse(?!s)\s*(?:correcte\s*|juste\s*)?(?:est|serait|[:=])"
     r"|\b(?:choix|option)\s*(?:est|[:=]))"
@@ -57,7 +68,7 @@ _PREFIXES = re.compile(
     r"|(?:정답|답변|답)\s*(?:은|는|이|[:=]))"
 )
 _AFTER_PREFIX = re.compile(
-    r"\s*:?\s*(?i:option\s+|choice\s+|l'option\s+|选项|選項)?[\"'(\[*「『]*\s*([A-G])"
+    r"\s*:?\s*(?i:either\s+)?(?i:option\s+|choice\s+|l'option\s+|选项|選項)?[\"'(\[*「『]*\s*([A-G])"
     rf"(?![{_LATIN}])"
 )
 _LABEL = re.compile(
@@ -65,24 +76,31 @@ _LABEL = re.compile(
     rf"|^[ \t*]*([A-G])[ \t]*[.:](?![{_LATIN}]))",
     re.MULTILINE,
 )
-_LEADING_BARE = re.compile(rf"\**([A-G])\**(?:\s*$|[ \t]*\n|(?=[{_CJK}]))")
+_LEADING_BARE = re.compile(
+    rf"\**([A-G])\**(?:\s*$|[ \t]*\n|(?=[{_CJK}])|[ \t]*[,;][ \t]"
+    r"|[ \t]+[-\u2013\u2014][ \t]|(?=[ \t]+(?i:because|since|car|parce)\b))"
+)
+_LEADING_TEXT = re.compile(r"\**([A-G])\**[ \t]+(?:[-\u2013\u2014][ \t]+)?(\S[^\n]*)")
 _CONTINUATION = re.compile(r"\n[ \t]*Q[ \t]*:")
 
 
 class _Statement(NamedTuple):
-    """One place where the output names a letter."""
+    """One place where the output names a letter (``hedge``: it names several)."""
 
     position: int
     letter: str
     strong: bool
     contradictory: bool
+    hedge: str | None = None
 
 
 def paper_letters(output: str, *, few_shot: bool) -> list[str]:
     """Return every capital A-G that the official rule finds in ``output``, in order.
 
-    For few-shot only the text after the last ``"A:"`` is searched (the whole output when
-    there is none), exactly as ``answer_cleansing`` in the MCR release. Never raises.
+    ``few_shot`` means native few-shot (``fs``; official ``few_shot``) only: then just the text
+    after the last ``"A:"`` is searched (the whole output when there is none), exactly as
+    ``answer_cleansing`` in util.py of the MCR release; the English and multilingual exemplar
+    variants search the whole output. Never raises.
     """
     text = output.split(_FEW_SHOT_TRIGGER)[-1] if few_shot else output
     return _PAPER_LETTERS.findall(text)
@@ -91,16 +109,17 @@ def paper_letters(output: str, *, few_shot: bool) -> list[str]:
 def extract_paper(
     output: str, choices: tuple[str, ...], *, few_shot: bool
 ) -> tuple[str | None, str]:
-    """Return (first letter found or None, method) under the official MCR rule.
+    """Return (letter or None, method) under the official MCR rule's first pass.
 
-    Method ``"paper_rule"`` when exactly one letter was found, ``"paper_rule_multi"`` when
-    several were (the official code would have asked a second model; the first letter is kept),
-    ``"none"`` when none was. The letter may lie outside ``choices`` (the official rule does not
-    look); it then simply counts as wrong. Never raises.
+    Method ``"paper_rule"`` with the letter when exactly one letter was found;
+    ``"paper_rule_cleanup"`` with None when none or several were (the official code then asked
+    a second model to restate the choice: see :mod:`relreason.benchmarks.mcr.cleanup`). The
+    letter may lie outside ``choices`` (the official rule does not look); it then simply counts
+    as wrong. Never raises.
     """
     del choices  # the official rule does not look at the item's choices
     letters = paper_letters(output, few_shot=few_shot)
-    return (letters[0] if letters else None), _paper_method(letters)
+    return (letters[0] if len(letters) == 1 else None), _paper_method(letters)
 
 
 def extract_robust(
@@ -128,8 +147,10 @@ def score_mcr(
     """Return the scored extraction of one MCR response in ``mode`` ("paper" or "robust").
 
     A failed request is ``"failed"``; choice log-likelihoods are read by argmax; an empty output
-    is ``"no_answer"``. Paper mode records the number of letters found in ``detail``. Raises
-    UsageError for an unknown mode.
+    is ``"no_answer"``. Paper mode records the letters found in ``detail``; with none or several
+    the answer is None, status ``unparseable``, method ``paper_rule_cleanup`` (the item the
+    official code sent to its clean-up model). ``few_shot`` is true for native few-shot (``fs``)
+    only. Raises UsageError for an unknown mode.
     """
     if mode not in ("paper", "robust"):
         raise UsageError(f"unknown MCR scoring mode {mode!r}; expected 'paper' or 'robust'")
@@ -139,7 +160,7 @@ def score_mcr(
     text = response.text or ""
     if mode == "paper":
         letters = paper_letters(text, few_shot=few_shot)
-        answer = letters[0] if letters else None
+        answer = letters[0] if len(letters) == 1 else None
         status = status_for(answer, item.gold, empty=False)
         return Extraction(
             answer, status, _paper_method(letters), _paper_detail(letters, item.choices)
@@ -156,9 +177,7 @@ def zsc_second_stage(item: EvalItem, first_output: str) -> str:
 
 def _paper_method(letters: list[str]) -> str:
     """The method name for the number of letters the official rule found."""
-    if not letters:
-        return "none"
-    return "paper_rule" if len(letters) == 1 else "paper_rule_multi"
+    return "paper_rule" if len(letters) == 1 else "paper_rule_cleanup"
 
 
 def _paper_detail(letters: list[str], choices: tuple[str, ...]) -> str:
@@ -166,8 +185,8 @@ def _paper_detail(letters: list[str], choices: tuple[str, ...]) -> str:
     shown = ", ".join(letters[:12]) + (", ..." if len(letters) > 12 else "")
     detail = f"letters_found={len(letters)}" + (f" ({shown})" if letters else "")
     if len(letters) != 1:
-        detail += "; the official code asked a second model to restate the choice"
-    if letters and letters[0] not in choices:
+        detail += "; the official code asked a second model to restate the choice (--cleanup-model)"
+    elif letters[0] not in choices:
         detail += f"; {letters[0]} is not one of this item's choices"
     return detail
 
@@ -179,7 +198,7 @@ def _read_robust(
     stripped = output.strip()
     if stripped in choices:
         return stripped, "clean", None
-    text = normalize_output(output)
+    text = clean_output(normalize_output(output))
     cut = _CONTINUATION.search(text)
     if cut is not None:
         text = text[: cut.start()]
@@ -188,6 +207,8 @@ def _read_robust(
     if len(bare) == 1 and bare in choices:
         return bare, "clean", None
     named = match_option_text(text, choice_texts)
+    if named is None and not text.isascii():
+        named = match_option_text(sentence_key(text), choice_texts)
     if named is not None and named < len(choices):
         return choices[named], "option_text", None
     statements = _statements(text, choices, choice_texts)
@@ -195,6 +216,10 @@ def _read_robust(
         return None, "none", "no answer statement found"
     strong = [s for s in statements if s.strong]
     chosen = (strong or statements)[-1]
+    if chosen.hedge is not None:
+        return None, "none", f"hedge between several letters ({chosen.letter} or {chosen.hedge})"
+    if chosen.letter not in choices:
+        return None, "none", f"names {chosen.letter}, not one of the choices"
     if chosen.contradictory:
         return None, "none", f"contradictory: {chosen.letter} followed by another option's text"
     return chosen.letter, "statement", None
@@ -209,21 +234,41 @@ def _statements(
     text>"), a label at the very start ("(C) ...", "C) ..."). Weak: labels elsewhere.
     """
     found: list[_Statement] = []
+    hedge = leading_hedge(text)
     leading = _LEADING_BARE.match(text)
-    if leading is not None and leading.group(1) in choices:
+    with_text = _LEADING_TEXT.match(text)
+    named = None
+    if with_text is not None and with_text.group(1) in choices:
+        named = match_option_text(with_text.group(2), choice_texts, prefix=True)
+    if hedge is not None:
+        found.append(_Statement(0, hedge[0], True, False, hedge[1]))
+    elif with_text is not None and named is not None:
+        bad = _contradicts(named, with_text.group(1), choices)
+        found.append(_Statement(0, with_text.group(1), True, bad))
+    elif leading is not None and leading.group(1) in choices:
         found.append(_Statement(0, leading.group(1), True, False))
     for prefix in _PREFIXES.finditer(text):
         after = _AFTER_PREFIX.match(text, prefix.end())
         if after is not None:
             letter = after.group(1)
-            if letter in choices:
+            other = hedge_after(text, after.end(), letter)
+            if letter in choices or other is not None:
                 named = _named_after(text, after.end(), choice_texts)
                 bad = _contradicts(named, letter, choices)
-                found.append(_Statement(after.start(1), letter, True, bad))
+                found.append(_Statement(after.start(1), letter, True, bad, other))
             continue
-        named = match_option_text(text[prefix.end() :], choice_texts, prefix=True)
+        rest = text[prefix.end() :]
+        named = match_option_text(rest, choice_texts, prefix=True)
+        if named is None and not rest.isascii():
+            named = match_option_text(sentence_key(rest.lstrip(" :：")), choice_texts)
         if named is not None and named < len(choices):
             found.append(_Statement(prefix.end(), choices[named], True, False))
+    for start, end, letter in short_statements(text):
+        other = hedge_after(text, end, letter)
+        if other is None and hedge_before(text, start):
+            other = "another letter"
+        if letter in choices or other is not None:
+            found.append(_Statement(start, letter, True, False, other))
     labels: list[tuple[_Statement, int]] = []
     for label in _LABEL.finditer(text):
         letter = label.group(1) or label.group(2) or label.group(3)
@@ -234,7 +279,7 @@ def _statements(
         labels.append((_Statement(label.start(), letter, label.start() == 0, bad), label.end()))
     listed = _listed(text, labels, choices, choice_texts)
     found.extend(s for i, (s, _) in enumerate(labels) if i not in listed)
-    found.sort(key=lambda s: s.position)
+    found.sort(key=lambda s: (s.position, s.hedge is not None))
     return found
 
 
