@@ -91,6 +91,8 @@ def pick_distractors(
         rng.shuffle(rest)
         ordered = (allowed_first if answer == "uncertain" else []) + rest
     chosen: list[str] = []
+    if wanted <= 0:
+        return chosen
     texts: set[str | None] = {render.option_text(language, domain, answer, sex_head)}
     for label in ordered:
         text = render.option_text(language, domain, label, sex_head)
