@@ -18,8 +18,24 @@ def test_compose_then_verify(tmp_path: Path) -> None:
     out = tmp_path / "set.json"
     result = runner.invoke(
         generate_app,
-        ["compose", "--out", str(out), "-l", "en,ko", "--domain", "order,kinship", "--hops",
-         "3-4", "--options", "3", "--count", "4", "--seed", "7", "--fictional-names"],
+        [
+            "compose",
+            "--out",
+            str(out),
+            "-l",
+            "en,ko",
+            "--domain",
+            "order,kinship",
+            "--hops",
+            "3-4",
+            "--options",
+            "3",
+            "--count",
+            "4",
+            "--seed",
+            "7",
+            "--fictional-names",
+        ],
     )
     assert result.exit_code == 0, result.output
     items = json.loads(out.read_text(encoding="utf-8"))
@@ -38,8 +54,13 @@ def test_converse_command(tmp_path: Path) -> None:
     base = Path(__file__).parents[1] / "src" / "relreason" / "generate" / "examples"
     result = runner.invoke(
         generate_app,
-        ["converse", str(base / "converse_definitions.json"), str(base / "converse_triples.csv"),
-         "--out", str(tmp_path)],
+        [
+            "converse",
+            str(base / "converse_definitions.json"),
+            str(base / "converse_triples.csv"),
+            "--out",
+            str(tmp_path),
+        ],
     )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "convre" / "text2re_relations.json").is_file()

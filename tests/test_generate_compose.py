@@ -29,12 +29,23 @@ from relreason.generate.verify import verify, verify_items
     fictional=st.booleans(),
 )
 def test_every_generated_item_is_proved(
-    seed: int, language: str, domain: str, hops: int, n_options: int, uncertain: bool,
+    seed: int,
+    language: str,
+    domain: str,
+    hops: int,
+    n_options: int,
+    uncertain: bool,
     fictional: bool,
 ) -> None:
     options = ComposeOptions(
-        language=language, domains=(domain,), hops=(hops,), n_options=n_options,
-        uncertain=uncertain, fictional=fictional, seed=seed, count=3,
+        language=language,
+        domains=(domain,),
+        hops=(hops,),
+        n_options=n_options,
+        uncertain=uncertain,
+        fictional=fictional,
+        seed=seed,
+        count=3,
     )
     items = compose(options)
     assert [str(p) for p in verify_items(items)] == []
@@ -42,7 +53,9 @@ def test_every_generated_item_is_proved(
         assert item["hops"] == hops and item["domain"] == domain
         assert 2 <= len(item["options"]) <= n_options
         assert len(set(item["options"])) == len(item["options"])
-        assert (UNCERTAIN[language] in item["options"]) == (uncertain or item["answer"] == "uncertain")
+        assert (UNCERTAIN[language] in item["options"]) == (
+            uncertain or item["answer"] == "uncertain"
+        )
         if not uncertain:
             assert item["answer"] != "uncertain"
 
@@ -110,8 +123,13 @@ def test_verify_and_records_read_a_written_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"language": "de"}, {"domains": ("weather",)}, {"hops": (1,)}, {"n_options": 8},
-     {"count": -1}],
+    [
+        {"language": "de"},
+        {"domains": ("weather",)},
+        {"hops": (1,)},
+        {"n_options": 8},
+        {"count": -1},
+    ],
 )
 def test_bad_options_are_usage_errors(kwargs: dict[str, Any]) -> None:
     with pytest.raises(UsageError):

@@ -51,8 +51,8 @@ def write(tmp: Path, defs: dict[str, Any], triples: str = "") -> tuple[Path, Pat
     d.write_text(json.dumps(defs), encoding="utf-8")
     t = tmp / "triples.csv"
     t.write_text(
-        triples or "head,relation,tail,answer\nOrla,mentors,Bram,A\nBram,mentors,Cai,B\n"
-        "Cai,mentors,Dov,\n",
+        triples
+        or "head,relation,tail,answer\nOrla,mentors,Bram,A\nBram,mentors,Cai,B\nCai,mentors,Dov,\n",
         encoding="utf-8",
     )
     return d, t
@@ -64,7 +64,11 @@ def test_round_trip_all_settings_and_neutral(tmp_path: Path) -> None:
     converse(d, t, out, subset_size=2)
     convre_data.clear_cache()
     triples = convre_data.load_triples(out, subset=False)
-    assert [(x.head, x.tail) for x in triples] == [("Orla", "Bram"), ("Bram", "Cai"), ("Cai", "Dov")]
+    assert [(x.head, x.tail) for x in triples] == [
+        ("Orla", "Bram"),
+        ("Bram", "Cai"),
+        ("Cai", "Dov"),
+    ]
     assert [x.answer for x in triples[:2]] == ["A", "B"]
     assert len(convre_data.load_triples(out, subset=True)) == 2
     for task in ("re2text", "text2re"):
@@ -114,9 +118,16 @@ def test_shipped_example_set_builds(tmp_path: Path) -> None:
         (definitions(relations=[]), None, "relations"),
         (definitions(relations=[{**RELATION, "name": "a, b"}]), "relations[0]", "name"),
         (definitions(relations=[{**RELATION, "meaning": "mentoring"}]), "relations[0]", "meaning"),
-        (definitions(relations=[{**RELATION, "tail_hard": "no slot"}]), "relations[0]", "tail_hard"),
-        (definitions(relations=[{**RELATION, "text2re_reading": "up"}]), "relations[0]",
-         "text2re_reading"),
+        (
+            definitions(relations=[{**RELATION, "tail_hard": "no slot"}]),
+            "relations[0]",
+            "tail_hard",
+        ),
+        (
+            definitions(relations=[{**RELATION, "text2re_reading": "up"}]),
+            "relations[0]",
+            "text2re_reading",
+        ),
         (definitions(example_relations=[RELATION]), "example_relations[0]", "name"),
         (definitions(examples=[]), None, "examples"),
         (definitions(examples=[{"relation": "nope", "tail": "x"}] * 6), "examples[0]", "relation"),
@@ -153,8 +164,14 @@ def test_bad_triples_name_row_and_field(
 def test_json_triples_are_accepted(tmp_path: Path) -> None:
     d, _ = write(tmp_path, definitions())
     t = tmp_path / "triples.json"
-    t.write_text(json.dumps([["Orla", "mentors", "Bram"], {"head": "Bo", "relation": "mentors",
-                                                           "tail": "Cy", "answer": "B"}]))
+    t.write_text(
+        json.dumps(
+            [
+                ["Orla", "mentors", "Bram"],
+                {"head": "Bo", "relation": "mentors", "tail": "Cy", "answer": "B"},
+            ]
+        )
+    )
     folder = converse(d, t, tmp_path / "out")
     data = json.loads((folder / "triple_dataset.json").read_text(encoding="utf-8"))
     assert [row["head"] for row in data["mentors"]] == ["Orla", "Bo"]

@@ -41,7 +41,9 @@ def test_counters() -> None:
     assert grammar.count_people("zh", 2) == "两个人"
     assert grammar.count_people("ko", 4) == "네 명"
     assert grammar.count_people("ja", 5) == "5人"
-    assert render.position_intro("en", "compass", 3) == "Three people are standing in a large field."
+    assert (
+        render.position_intro("en", "compass", 3) == "Three people are standing in a large field."
+    )
     assert render.order_intro("fr", "arrival", 4) == "Quatre personnes sont venues à une réunion."
 
 

@@ -82,8 +82,10 @@ def test_compass_composition_and_uncertainty() -> None:
         "same_place",
     }
     # Diagonal then its own axis only: x stays positive, y could be anything.
-    found = solve([("A", "northeast_of", "B"), ("B", "north_of", "C"), ("D", "north_of", "C")],
-                  ("A", "?", "D"))
+    found = solve(
+        [("A", "northeast_of", "B"), ("B", "north_of", "C"), ("D", "north_of", "C")],
+        ("A", "?", "D"),
+    )
     assert found == {"northeast", "east", "southeast"}
 
 
@@ -121,6 +123,8 @@ def test_long_mixed_chain_can_come_back_to_equal() -> None:
         ([("A", "father", "B")], ("A", "is", "B")),
     ],
 )
-def test_unreadable_premises_raise(premises: list[tuple[str, str, str]], query: tuple[str, ...]) -> None:
+def test_unreadable_premises_raise(
+    premises: list[tuple[str, str, str]], query: tuple[str, ...]
+) -> None:
     with pytest.raises(SolverError):
         solve(premises, query)

@@ -93,7 +93,9 @@ def _orient(rng: random.Random, a: str, relation: str, b: str, opposite: dict[st
     return (a, relation, b)
 
 
-_COMPASS_OPPOSITE = {r: next(o for o, v in COMPASS.items() if v == (-s[0], -s[1])) for r, s in COMPASS.items()}
+_COMPASS_OPPOSITE = {
+    r: next(o for o, v in COMPASS.items() if v == (-s[0], -s[1])) for r, s in COMPASS.items()
+}
 _RELATIVE_OPPOSITE = {
     r: next(o for o, v in RELATIVE.items() if v == (-s[0], -s[1])) for r, s in RELATIVE.items()
 }
@@ -110,14 +112,8 @@ def position_chain(rng: random.Random, hops: int, determined: bool) -> Chain:
     pool = sorted(table)
     if determined:
         target = rng.choice([s for s in COMPASS.values()])
-        pool = [
-            r
-            for r in pool
-            if all(v in (0, t) for v, t in zip(table[r], target, strict=True))
-        ]
-    premises = [
-        _orient(rng, f"P{i}", rng.choice(pool), f"P{i + 1}", opposite) for i in range(hops)
-    ]
+        pool = [r for r in pool if all(v in (0, t) for v, t in zip(table[r], target, strict=True))]
+    premises = [_orient(rng, f"P{i}", rng.choice(pool), f"P{i + 1}", opposite) for i in range(hops)]
     rng.shuffle(premises)
     sexes = {f"P{i}": rng.choice((MALE, FEMALE)) for i in range(hops + 1)}
     return Chain(tuple(premises), sexes, frame)

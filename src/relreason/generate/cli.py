@@ -56,19 +56,32 @@ def parse_choice(value: str, valid: tuple[str, ...], what: str) -> tuple[str, ..
     names = list(valid) if value.strip() == "all" else _split(value)
     bad = [n for n in names if n not in valid]
     if bad or not names:
-        raise UsageError(f"unknown {what} {', '.join(bad) or '(none)'}; valid: {', '.join(valid)}, all")
+        raise UsageError(
+            f"unknown {what} {', '.join(bad) or '(none)'}; valid: {', '.join(valid)}, all"
+        )
     return tuple(names)
 
 
 @generate_app.command("compose")
 def compose_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="The JSON file to write.")],
-    language: Annotated[str, typer.Option("--language", "-l", help="en, zh, fr, ja, ko (comma list) or all.")] = "en",
-    domain: Annotated[str, typer.Option(help="kinship, position, order (comma list) or all.")] = "all",
-    hops: Annotated[str, typer.Option(help="Premises per question: 3, 2-6 or 2,4,6 (cycled).")] = "2-6",
+    language: Annotated[
+        str, typer.Option("--language", "-l", help="en, zh, fr, ja, ko (comma list) or all.")
+    ] = "en",
+    domain: Annotated[
+        str, typer.Option(help="kinship, position, order (comma list) or all.")
+    ] = "all",
+    hops: Annotated[
+        str, typer.Option(help="Premises per question: 3, 2-6 or 2,4,6 (cycled).")
+    ] = "2-6",
     options: Annotated[int, typer.Option("--options", help="Options per question (2-7).")] = 4,
-    uncertain: Annotated[bool, typer.Option("--uncertain/--no-uncertain", help="Offer 'Uncertain' (sometimes right).")] = True,
-    fictional: Annotated[bool, typer.Option("--fictional-names", help="Invented names only.")] = False,
+    uncertain: Annotated[
+        bool,
+        typer.Option("--uncertain/--no-uncertain", help="Offer 'Uncertain' (sometimes right)."),
+    ] = True,
+    fictional: Annotated[
+        bool, typer.Option("--fictional-names", help="Invented names only.")
+    ] = False,
     seed: Annotated[int, typer.Option(help="Random seed (same seed, same file).")] = 0,
     count: Annotated[int, typer.Option(help="Questions per language.")] = 100,
 ) -> None:
@@ -80,8 +93,14 @@ def compose_command(
     for code in languages:
         items += compose(
             ComposeOptions(
-                language=code, domains=domains, hops=parse_hops(hops), n_options=options,
-                uncertain=uncertain, fictional=fictional, seed=seed, count=count,
+                language=code,
+                domains=domains,
+                hops=parse_hops(hops),
+                n_options=options,
+                uncertain=uncertain,
+                fictional=fictional,
+                seed=seed,
+                count=count,
             )
         )
     elapsed = time.perf_counter() - started
@@ -91,7 +110,9 @@ def compose_command(
 
 
 @generate_app.command("verify")
-def verify_command(file: Annotated[Path, typer.Argument(help="A file written by compose.")]) -> None:
+def verify_command(
+    file: Annotated[Path, typer.Argument(help="A file written by compose.")],
+) -> None:
     """Re-prove every question of FILE with the solver; exit 2 listing the problems."""
     problems = verify(file)
     if problems:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from relreason.errors import UsageError
-from relreason.generate import chains, lexicon, names, render
+from relreason.generate import chains, lexicon, names
 from relreason.generate.distractors import pick_distractors
 from relreason.generate.errors import SolverError
 from relreason.generate.kin_terms import term as kin_term
@@ -67,7 +67,9 @@ def item_rng(seed: int, language: str, domain: str, index: int) -> random.Random
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def _answer(language: str, domain: str, labels: frozenset[str]) -> tuple[str, frozenset[str]] | None:
+def _answer(
+    language: str, domain: str, labels: frozenset[str]
+) -> tuple[str, frozenset[str]] | None:
     """Return (answer label or 'uncertain', the labels), None if a kin label has no word."""
     if not labels:
         return None
@@ -111,7 +113,9 @@ def _draw(rng: random.Random, options: ComposeOptions, domain: str, hops: int, w
         last = f"P{hops}"
         if not any(a == last and r == "sex" for a, r, _ in premises):
             sex = "male" if chain.sexes[last] == "M" else "female"
-            stated = _answer(options.language, domain, solve([*premises, (last, "sex", sex)], query))
+            stated = _answer(
+                options.language, domain, solve([*premises, (last, "sex", sex)], query)
+            )
             if stated is not None and stated[0] != "uncertain":
                 premises.append((last, "sex", sex))
                 found = stated
@@ -161,9 +165,7 @@ def _build(
     distractors = pick_distractors(
         rng, options.language, domain, chain.frame, answer, possible, options, chain.sexes["P0"]
     )
-    return assemble(
-        rng, options, domain, hops, index, chain, premises, rename, answer, distractors
-    )
+    return assemble(rng, options, domain, hops, index, chain, premises, rename, answer, distractors)
 
 
 def compose(options: ComposeOptions) -> list[dict[str, Any]]:

@@ -62,11 +62,17 @@ def text2re_templates(relation: Relation) -> dict[str, str]:
     head_first, tail_first = f"(?, {relation.name}, [N])", f"([N], {relation.name}, ?)"
     if relation.text2re_reading == "head":
         hard, regular, normal, converse = (
-            relation.head_regular, relation.head_hard, head_first, tail_first,
+            relation.head_regular,
+            relation.head_hard,
+            head_first,
+            tail_first,
         )
     else:
         hard, regular, normal, converse = (
-            relation.tail_regular, relation.tail_hard, tail_first, head_first,
+            relation.tail_regular,
+            relation.tail_hard,
+            tail_first,
+            head_first,
         )
     return {
         "normal": relation.normal,

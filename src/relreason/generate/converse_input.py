@@ -135,7 +135,8 @@ def _relation(file: str, item: str, raw: Any) -> Relation:
         raise DataError(
             file, f"expected 'head' or 'tail', got {reading!r}", item=item, field="text2re_reading"
         )
-    return Relation(name, meaning, *texts, text2re_reading=reading)
+    head_regular, head_hard, tail_regular, tail_hard = texts
+    return Relation(name, meaning, head_regular, head_hard, tail_regular, tail_hard, reading)
 
 
 def _relations(file: str, raw: dict[str, Any], key: str, required: bool) -> list[Relation]:
@@ -161,7 +162,9 @@ def read_definitions(path: Path | str) -> Definitions:
         position = i if i < len(relations) else i - len(relations)
         if relation.name in seen:
             raise DataError(
-                where, f"relation {relation.name!r} is defined twice", item=f"{key}[{position}]",
+                where,
+                f"relation {relation.name!r} is defined twice",
+                item=f"{key}[{position}]",
                 field="name",
             )
         seen.add(relation.name)
@@ -185,7 +188,9 @@ def read_definitions(path: Path | str) -> Definitions:
         tail = _text(where, item, row, "tail", placeholder=False)
         answer = row.get("answer", "AB"[i % 2])
         if answer not in ("A", "B"):
-            raise DataError(where, f"expected 'A' or 'B', got {answer!r}", item=item, field="answer")
+            raise DataError(
+                where, f"expected 'A' or 'B', got {answer!r}", item=item, field="answer"
+            )
         examples.append(Example(name, tail, answer))
     return Definitions(tuple(relations), tuple(extra), tuple(examples))
 
@@ -226,12 +231,16 @@ def read_triples(path: Path | str, known: set[str]) -> list[UserTriple]:
         tail = _text(where, item, row, "tail", placeholder=False).strip()
         if relation not in known:
             raise DataError(
-                where, f"unknown relation {relation!r}; defined: {', '.join(sorted(known))}",
-                item=item, field="relation",
+                where,
+                f"unknown relation {relation!r}; defined: {', '.join(sorted(known))}",
+                item=item,
+                field="relation",
             )
         answer = row.get("answer") or None
         if answer is not None and answer not in ("A", "B"):
-            raise DataError(where, f"expected 'A' or 'B', got {answer!r}", item=item, field="answer")
+            raise DataError(
+                where, f"expected 'A' or 'B', got {answer!r}", item=item, field="answer"
+            )
         if (head, relation, tail) in seen:
             raise DataError(where, "duplicate triple", item=item)
         seen.add((head, relation, tail))

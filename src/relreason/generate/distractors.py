@@ -25,7 +25,7 @@ def kin_labels() -> tuple[str, ...]:
     for up in ["-", *_sex_strings(2)]:
         for order in "oy":
             blood += [f"col:{up}:{order}:{down}" for down in _sex_strings(2)]
-    cores = list(blood) + ["spouse:M", "spouse:F"]
+    cores = [*blood, "spouse:M", "spouse:F"]
     small = [b for b in blood if b.count(":") == 1 and len(b.split(":")[1]) == 1]
     small += [b for b in blood if b.startswith(("col:-:", "col:M:", "col:F:")) and len(b) <= 9]
     for inner in small:

@@ -81,7 +81,11 @@ def term_en(label: str) -> Term:
         male = mapping.get(inner or "")
         if male is None:
             return None
-        female = {"brother-in-law": "sister-in-law", "uncle": "aunt", "son-in-law": "daughter-in-law"}
+        female = {
+            "brother-in-law": "sister-in-law",
+            "uncle": "aunt",
+            "son-in-law": "daughter-in-law",
+        }
         return male if f[1] == "M" else female[male]
     if kind == "ofsp":
         inner = _en_blood(f[0])
@@ -103,7 +107,7 @@ def term_fr(label: str) -> Term:
     if english is None:
         return None
     core, _ = split(label)
-    kind, f = _parts(core)
+    _, f = _parts(core)
     if english == "cousin":
         return _pick(f[2][-1], "cousin", "cousine")
     return FRENCH[english]
@@ -279,9 +283,14 @@ def term_ja(label: str) -> Term:
         }.get(inner or "")
     if kind == "ofsp":
         inner = _ja_blood(f[0])
-        return {"父": "義父", "母": "義母", "兄": "義兄", "弟": "義弟", "姉": "義姉", "妹": "義妹"}.get(
-            inner or ""
-        )
+        return {
+            "父": "義父",
+            "母": "義母",
+            "兄": "義兄",
+            "弟": "義弟",
+            "姉": "義姉",
+            "妹": "義妹",
+        }.get(inner or "")
     return _ja_blood(core)
 
 
@@ -332,7 +341,7 @@ def _ko_blood(core: str, ysex: str) -> Term:
 
 
 def term_ko(label: str) -> Term:
-    """Return the Korean term for ``label`` (e.g. ``외삼촌``; ``형``/``오빠`` by Y's sex), or None."""
+    """Return the Korean term for ``label`` (``형``/``오빠`` by Y's sex), or None."""
     core, ysex = split(label)
     kind, f = _parts(core)
     if kind == "spouse":

@@ -154,10 +154,15 @@ def _children_choices(world: World, family: int, sex: str | None) -> Iterator[tu
         order = (*children[:position], child, *children[position:])
         families = list(grown.families)
         families[family] = (husband, wife, order)
-        yield replace(grown, families=tuple(families), birth=_set(grown.birth, child, family)), child
+        yield (
+            replace(grown, families=tuple(families), birth=_set(grown.birth, child, family)),
+            child,
+        )
 
 
-def _candidates(world: World, anchor: int, link: str, sex: str | None) -> Iterator[tuple[World, int]]:
+def _candidates(
+    world: World, anchor: int, link: str, sex: str | None
+) -> Iterator[tuple[World, int]]:
     """Yield (world, person) for every person who may stand in ``link`` to ``anchor``."""
     if link == "parent":
         world, family = _birth_family(world, anchor)
@@ -203,7 +208,7 @@ def holds(world: World, subject: int, relation: str, obj: int) -> World | None:
     else:
         family = world.birth[subject]
         ok = family is not None and family == world.birth[obj]
-        if ok and link != "sibling":
+        if ok and family is not None and link != "sibling":
             children = world.families[family][2]
             older = children.index(subject) < children.index(obj)
             ok = older if link == "older" else not older

@@ -87,9 +87,7 @@ def _field(file: str, i: int, raw: dict[str, Any], name: str, kind: type) -> Any
         raise DataError(file, "missing field", item=f"[{i}]", field=name)
     value = raw[name]
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise DataError(
-            file, f"expected {kind.__name__}, got {value!r}", item=f"[{i}]", field=name
-        )
+        raise DataError(file, f"expected {kind.__name__}, got {value!r}", item=f"[{i}]", field=name)
     return value
 
 
@@ -104,7 +102,9 @@ def to_record(file: str, i: int, raw: Any) -> Record:
     correct = _field(file, i, raw, "correct", str)
     if options.count(correct) != 1:
         raise DataError(
-            file, f"{correct!r} is not exactly once among the options", item=f"[{i}]",
+            file,
+            f"{correct!r} is not exactly once among the options",
+            item=f"[{i}]",
             field="correct",
         )
     categories = _field(file, i, raw, "category", list)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from relreason.generate import grammar, lexicon
+from relreason.generate import grammar, lexicon, lexicon_order
 from relreason.generate.kin_terms import FRENCH_FEMININE
 from relreason.generate.kin_terms import term as kin_term
 
@@ -133,30 +133,30 @@ def order_intro(language: str, attribute: str, count: int) -> str:
     """Return the scene sentence ("There are five people.")."""
     people = grammar.count_people(language, count)
     key = "arrival" if attribute == "arrival" else "people"
-    return _capitalize(_fill(language, lexicon.ORDER_INTRO[language][key], {"n": people}, None))
+    return _capitalize(
+        _fill(language, lexicon_order.ORDER_INTRO[language][key], {"n": people}, None)
+    )
 
 
 def order_premise(language: str, triple: Triple, sexes: Mapping[str, str]) -> str:
     """Return a comparison premise ("A is taller than B.") in ``language``."""
     a, relation, b = triple
-    pattern = lexicon.ORDER_PREMISE[language][relation]
+    pattern = lexicon_order.ORDER_PREMISE[language][relation]
     return _fill(language, pattern, {"a": a, "b": b}, sexes.get(a))
 
 
 def order_question(language: str, attribute: str, head: str, tail: str, sex: str | None) -> str:
     """Return "Compared with C, is A taller, shorter, or the same height?" in ``language``."""
-    pattern = lexicon.ORDER_QUESTION[language][attribute]
+    pattern = lexicon_order.ORDER_QUESTION[language][attribute]
     return _fill(language, pattern, {"a": head, "c": tail}, sex)
 
 
 def order_option(language: str, label: str, sex: str | None) -> str:
     """Return the option text of an order label, agreeing with the person asked about."""
-    return _fill(language, lexicon.ORDER_OPTIONS[language][label], {}, sex)
+    return _fill(language, lexicon_order.ORDER_OPTIONS[language][label], {}, sex)
 
 
-def option_text(
-    language: str, domain: str, label: str, sex_head: str | None = None
-) -> str | None:
+def option_text(language: str, domain: str, label: str, sex_head: str | None = None) -> str | None:
     """Return the option text of any formal answer label (``uncertain`` included)."""
     if label == "uncertain":
         return lexicon.UNCERTAIN[language]

@@ -118,7 +118,9 @@ def _path(premises: Sequence[Triple], head: str, tail: str) -> list[tuple[Triple
     return list(reversed(steps))
 
 
-def _connected(links: dict[str, list[tuple[str, Triple, bool]]], start: str, nodes: set[str]) -> bool:
+def _connected(
+    links: dict[str, list[tuple[str, Triple, bool]]], start: str, nodes: set[str]
+) -> bool:
     seen = {start}
     todo = [start]
     while todo:
@@ -156,9 +158,13 @@ def solve_position(premises: Sequence[Triple], head: str, tail: str) -> frozense
 
     Raises ``SolverError`` for unknown or mixed relations and premises that are not a tree.
     """
-    kinds = {"compass" if r in COMPASS else "relative" if r in RELATIVE else r for _, r, _ in premises}
+    kinds = {
+        "compass" if r in COMPASS else "relative" if r in RELATIVE else r for _, r, _ in premises
+    }
     if len(kinds) != 1 or not kinds <= {"compass", "relative"}:
-        raise SolverError(f"position premises must all be compass or all relative, got {sorted(kinds)}")
+        raise SolverError(
+            f"position premises must all be compass or all relative, got {sorted(kinds)}"
+        )
     table = COMPASS if "compass" in kinds else RELATIVE
     labels = COMPASS_LABELS if "compass" in kinds else RELATIVE_LABELS
     signs: list[tuple[int, ...]] = []

@@ -45,16 +45,26 @@ def _expected(language: str, domain: str, labels: frozenset[str]) -> str | None:
     words = {_word(language, domain, label) for label in labels}
     if not labels or None in words:
         return None
-    return next(iter(words)) if len(words) == 1 else "uncertain"  # type: ignore[return-value]
+    return next(iter(words)) if len(words) == 1 else "uncertain"
 
 
 def _shape(raw: Any) -> str | None:
     if not isinstance(raw, dict):
         return "the item is not an object"
     wanted = {
-        "question": str, "options": list, "correct": str, "category": list, "domain": str,
-        "frame": str, "hops": int, "language": str, "premises": list, "query": list,
-        "answer": str, "option_labels": list, "sexes": dict,
+        "question": str,
+        "options": list,
+        "correct": str,
+        "category": list,
+        "domain": str,
+        "frame": str,
+        "hops": int,
+        "language": str,
+        "premises": list,
+        "query": list,
+        "answer": str,
+        "option_labels": list,
+        "sexes": dict,
     }
     for name, kind in wanted.items():
         if not isinstance(raw.get(name), kind):
@@ -75,18 +85,28 @@ def verify_item(raw: Any, where: str) -> list[Problem]:
     problems: list[Problem] = []
     try:
         premises = [tuple(p) for p in raw["premises"]]
-        if domain_of(premises) != domain:  # type: ignore[arg-type]
+        if domain_of(premises) != domain:
             problems.append(Problem(where, "domain", "does not match the premise relations"))
         labels = solve(premises, raw["query"])
     except (SolverError, TypeError, ValueError) as error:
         return [Problem(where, "premises", f"the solver cannot read them: {error}")]
     expected = _expected(language, domain, labels)
     if expected is None:
-        return [Problem(where, "premises", f"the models allow answers {sorted(labels)} "
-                        "that have no option text")]
+        return [
+            Problem(
+                where,
+                "premises",
+                f"the models allow answers {sorted(labels)} that have no option text",
+            )
+        ]
     if _word(language, domain, raw["answer"]) != expected:
-        problems.append(Problem(where, "answer", f"{raw['answer']!r}, but the models give "
-                                f"{expected!r} (labels {sorted(labels)})"))
+        problems.append(
+            Problem(
+                where,
+                "answer",
+                f"{raw['answer']!r}, but the models give {expected!r} (labels {sorted(labels)})",
+            )
+        )
     hops = sum(1 for p in premises if p[1] != "sex")
     if raw["hops"] != hops:
         problems.append(Problem(where, "hops", f"{raw['hops']}, but {hops} premises"))
@@ -101,15 +121,19 @@ def verify_item(raw: Any, where: str) -> list[Problem]:
         word = _word(language, domain, label)
         if label != raw["answer"] and expected != "uncertain" and word == expected:
             problems.append(Problem(where, "options", f"{text!r} is also right"))
-        if label != "uncertain" and expected != "uncertain" and word != expected and any(
-            _word(language, domain, allowed) == word for allowed in labels
+        if (
+            label != "uncertain"
+            and expected != "uncertain"
+            and word != expected
+            and any(_word(language, domain, allowed) == word for allowed in labels)
         ):
             problems.append(Problem(where, "options", f"{text!r} is right in some model"))
     if options.count(raw["correct"]) != 1:
         problems.append(Problem(where, "correct", "not exactly once among the options"))
-    elif raw["answer"] not in option_labels or raw["correct"] != options[
-        option_labels.index(raw["answer"])
-    ]:
+    elif (
+        raw["answer"] not in option_labels
+        or raw["correct"] != options[option_labels.index(raw["answer"])]
+    ):
         problems.append(Problem(where, "correct", "is not the option of the formal answer"))
     try:
         text = question_text(language, domain, raw["frame"], raw["premises"], raw["query"], sexes)
