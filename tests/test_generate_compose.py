@@ -134,3 +134,22 @@ def test_verify_and_records_read_a_written_file(tmp_path: Path) -> None:
 def test_bad_options_are_usage_errors(kwargs: dict[str, Any]) -> None:
     with pytest.raises(UsageError):
         ComposeOptions(**kwargs)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_ITEM = compose(ComposeOptions(language="ko", domains=("kinship",), seed=5, count=1))[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(field=st.sampled_from(sorted(_ITEM)), value=_JSON)
+def test_verify_never_crashes_on_a_corrupted_field(field: str, value: Any) -> None:
+    corrupted = _tampered(_ITEM, field, value)
+    problems = verify_items([corrupted])
+    if value != _ITEM[field] and field not in ("seed", "index", "id"):
+        assert problems, f"{field}={value!r} went unnoticed"

@@ -20,7 +20,9 @@ from relreason.generate.compose import DOMAINS
 from relreason.generate.errors import SolverError
 from relreason.generate.kin_terms import term as kin_term
 from relreason.generate.records import read_items
-from relreason.generate.solver import domain_of, solve
+from relreason.generate.kin_world import PREMISE_RELATIONS
+from relreason.generate.solver import SEX_VALUES, domain_of, solve
+from relreason.generate.spatial import COMPASS, ORDER
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,14 @@ def _shape(raw: Any) -> str | None:
 
 
 def verify_item(raw: Any, where: str) -> list[Problem]:
-    """Return the problems of one raw item (empty when it is proved)."""
+    """Return the problems of one raw item (empty when it is proved); never raises on content."""
+    try:
+        return _verify_item(raw, where)
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError) as error:
+        return [Problem(str(where), "-", f"malformed item ({type(error).__name__}: {error})")]
+
+
+def _verify_item(raw: Any, where: str) -> list[Problem]:
     bad = _shape(raw)
     if bad is not None:
         field, _, message = bad.partition(": ")
@@ -110,6 +119,7 @@ def verify_item(raw: Any, where: str) -> list[Problem]:
     hops = sum(1 for p in premises if p[1] != "sex")
     if raw["hops"] != hops:
         problems.append(Problem(where, "hops", f"{raw['hops']}, but {hops} premises"))
+    problems += _check_frame_and_sexes(raw, premises, where)
     sexes = raw["sexes"]
     head_sex = sexes.get(raw["query"][0])
     options, option_labels = raw["options"], raw["option_labels"]
@@ -143,6 +153,41 @@ def verify_item(raw: Any, where: str) -> list[Problem]:
         problems.append(Problem(where, "question", f"differs from the premises rendered: {text!r}"))
     if raw["category"] != [lexicon.CATEGORIES[domain]["zh" if language == "zh" else "en"]]:
         problems.append(Problem(where, "category", f"{raw['category']!r} is not the domain's"))
+    return problems
+
+
+def _check_frame_and_sexes(
+    raw: dict[str, Any], premises: list[tuple[str, ...]], where: str
+) -> list[Problem]:
+    """Check the frame against the premise relations and the sexes against every premise."""
+    problems: list[Problem] = []
+    relations = [p[1] for p in premises]
+    domain = raw["domain"]
+    if domain == "kinship":
+        frame = "family"
+    elif domain == "position":
+        frame = "compass" if relations[0] in COMPASS else "relative"
+    else:
+        frame = ORDER[relations[0]][0]
+    if raw["frame"] != frame:
+        problems.append(
+            Problem(where, "frame", f"{raw['frame']!r}, but the premises are {frame!r}")
+        )
+    people = {name for a, r, b in premises for name in ((a,) if r == "sex" else (a, b))}
+    sexes = raw["sexes"]
+    if set(sexes) != people or any(v not in ("M", "F") for v in sexes.values()):
+        problems.append(Problem(where, "sexes", "not one M/F for each person of the premises"))
+        return problems
+    for a, relation, b in premises:
+        implied = (
+            SEX_VALUES.get(b)
+            if relation == "sex"
+            else PREMISE_RELATIONS.get(relation, ("", None))[1]
+        )
+        if implied is not None and sexes[a] != implied:
+            problems.append(
+                Problem(where, "sexes", f"{a!r} contradicts premise {[a, relation, b]}")
+            )
     return problems
 
 
