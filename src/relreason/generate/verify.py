@@ -19,8 +19,8 @@ from relreason.generate.assemble import question_text
 from relreason.generate.compose import DOMAINS
 from relreason.generate.errors import SolverError
 from relreason.generate.kin_terms import term as kin_term
-from relreason.generate.records import read_items
 from relreason.generate.kin_world import PREMISE_RELATIONS
+from relreason.generate.records import read_items
 from relreason.generate.solver import SEX_VALUES, domain_of, solve
 from relreason.generate.spatial import COMPASS, ORDER
 
