@@ -28,6 +28,7 @@ class Chain:
     premises: tuple[Triple, ...]
     sexes: dict[str, str]
     frame: str  # kinship: "family"; position: compass|relative; order: height|age|arrival
+    hidden: str | None = None  # kinship: P0's label to Pn in the world the chain was walked in
 
 
 def _size(label: str) -> int:
@@ -83,7 +84,14 @@ def kinship_chain(rng: random.Random, language: str, hops: int) -> Chain | None:
     for placed, node_id in world.names:
         sex = world.sex[node_id]
         sexes[placed] = sex if sex is not None else rng.choice((MALE, FEMALE))
-    return Chain(tuple(reversed(premises)), sexes, "family")
+        if sex is None:
+            fixed = kin_world.check_sex(world, node_id, sexes[placed])
+            assert fixed is not None
+            world = fixed
+    head = world.node("P0")
+    assert head is not None
+    _, hidden = _hidden_label(world, head, anchor, rng)
+    return Chain(tuple(reversed(premises)), sexes, "family", hidden)
 
 
 def _orient(rng: random.Random, a: str, relation: str, b: str, opposite: dict[str, str]) -> Triple:
