@@ -25,7 +25,8 @@ LONG_NAMES: dict[str, str] = {
 
 
 def exemplar_block(records: Sequence[Record]) -> str:
-    """Return worked examples in the official layout: ``\\nQ:... Answer choices: A) .. \\nA:B) ..\\n``."""
+    """Return worked examples in the official layout (``\\nQ:<question> Answer choices: A) ..``
+    then ``\\nA:<letter>) <answer>\\n`` per record)."""
     parts = []
     for record in records:
         choices = " ".join(f"{chr(65 + j)}) {o}" for j, o in enumerate(record.options))
