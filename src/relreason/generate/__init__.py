@@ -1,0 +1,35 @@
+"""Generated relation benchmarks: solver-proved compositional questions and converse sets.
+
+- ``compose(ComposeOptions(...))``: MCR-style questions over kinship, position and order, each
+  with formal premises and query; answers found by enumerating every model of the premises.
+- ``verify(file)``: re-prove every item of a generated file (a list of ``Problem``).
+- ``converse(definitions, triples, out)``: ConvRe files from a user's own triples.
+- ``load_records(file)`` / ``load_default(language)``: plain records for a benchmark package.
+
+The relation vocabulary and the file format are documented in ``VOCABULARY.md``.
+"""
+
+from __future__ import annotations
+
+from relreason.generate.compose import ComposeOptions, compose
+from relreason.generate.converse import converse
+from relreason.generate.default import default_path, load_default, rebuild_default
+from relreason.generate.records import Record, load_records, write_items
+from relreason.generate.solver import solve
+from relreason.generate.verify import Problem, verify, verify_items
+
+__all__ = [
+    "ComposeOptions",
+    "Problem",
+    "Record",
+    "compose",
+    "converse",
+    "default_path",
+    "load_default",
+    "load_records",
+    "rebuild_default",
+    "solve",
+    "verify",
+    "verify_items",
+    "write_items",
+]

@@ -1,0 +1,142 @@
+"""Random premise chains for each domain, drawn from a hidden world.
+
+A chain links persons ``P0 .. Pn`` by ``n`` premises (the hops); the query asks for P0 relative
+to Pn. Kinship chains are walked in a hidden family (built with the solver's own world
+construction, one random branch per step, kept within reach of a common kin word); position
+and order chains pick directions or comparisons, steered towards a determined answer or left
+free. The answer itself is always computed afterwards by the solver over every model.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from relreason.generate import kin_world, lexicon
+from relreason.generate.kin_labels import UnknownSex, kin_label
+from relreason.generate.kin_terms import term
+from relreason.generate.kin_world import FEMALE, MALE, World
+from relreason.generate.spatial import COMPASS, ORDER, RELATIVE
+
+Triple = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Chain:
+    """Premises over placeholder names ``P0..Pn``, the sex of each, and a domain frame."""
+
+    premises: tuple[Triple, ...]
+    sexes: dict[str, str]
+    frame: str  # kinship: "family"; position: compass|relative; order: height|age|arrival
+    hidden: str | None = None  # kinship: P0's label to Pn in the world the chain was walked in
+
+
+def _size(label: str) -> int:
+    core = label.rpartition("@")[0]
+    if core.startswith(("sp[", "ofsp[")):
+        inner = core[core.index("[") + 1 : core.rindex("]")]
+        return 1 + _size(inner + "@M")
+    kind, _, rest = core.partition(":")
+    if kind in ("anc", "desc"):
+        return len(rest)
+    if kind == "col":
+        up, _, down = rest.split(":")
+        return len(up.strip("-")) + len(down)
+    return 1 if kind == "spouse" else 99
+
+
+def _hidden_label(world: World, x: int, y: int, rng: random.Random) -> tuple[World, str]:
+    """Return the label of x to y in ``world``, fixing unknown sexes at random."""
+    while True:
+        try:
+            return world, kin_label(world, x, y)
+        except UnknownSex as missing:
+            fixed = kin_world.check_sex(world, missing.node, rng.choice((MALE, FEMALE)))
+            assert fixed is not None
+            world = fixed
+
+
+def kinship_chain(rng: random.Random, language: str, hops: int) -> Chain | None:
+    """Return a kinship chain of ``hops`` premises ending on a word of ``language``, or None."""
+    relations = sorted(lexicon.KIN_PREMISE[language])
+    start, node = kin_world._new_person(World(), rng.choice((MALE, FEMALE)))
+    world = kin_world.replace(start, names=((f"P{hops}", node),))
+    anchor = node
+    premises: list[Triple] = []
+    for i in range(hops - 1, -1, -1):
+        name, obj = f"P{i}", f"P{i + 1}"
+        here = world.node(obj)
+        assert here is not None
+        options: list[tuple[str, World]] = []
+        for relation in relations:
+            for grown in kin_world.place(world, name, relation, here, inverse=False):
+                x = grown.node(name)
+                assert x is not None
+                grown, label = _hidden_label(grown, x, anchor, rng)
+                if _size(label) > 3 or (i == 0 and term(language, label) is None):
+                    continue
+                options.append((relation, grown))
+        if not options:
+            return None
+        relation, world = rng.choice(options)
+        premises.append((name, relation, obj))
+    sexes: dict[str, str] = {}
+    for placed, node_id in world.names:
+        sex = world.sex[node_id]
+        sexes[placed] = sex if sex is not None else rng.choice((MALE, FEMALE))
+        if sex is None:
+            fixed = kin_world.check_sex(world, node_id, sexes[placed])
+            assert fixed is not None
+            world = fixed
+    head = world.node("P0")
+    assert head is not None
+    _, hidden = _hidden_label(world, head, anchor, rng)
+    return Chain(tuple(reversed(premises)), sexes, "family", hidden)
+
+
+def _orient(rng: random.Random, a: str, relation: str, b: str, opposite: dict[str, str]) -> Triple:
+    """Return (a, relation, b) or, half the time, the same fact stated from b."""
+    if rng.random() < 0.5:
+        return (b, opposite[relation], a)
+    return (a, relation, b)
+
+
+_COMPASS_OPPOSITE = {
+    r: next(o for o, v in COMPASS.items() if v == (-s[0], -s[1])) for r, s in COMPASS.items()
+}
+_RELATIVE_OPPOSITE = {
+    r: next(o for o, v in RELATIVE.items() if v == (-s[0], -s[1])) for r, s in RELATIVE.items()
+}
+_ORDER_OPPOSITE = {
+    r: next(o for o, v in ORDER.items() if v == (a, -s)) for r, (a, s) in ORDER.items()
+}
+
+
+def position_chain(rng: random.Random, hops: int, determined: bool) -> Chain:
+    """Return a position chain; ``determined`` steers every axis to one sign (no mixing)."""
+    frame = rng.choice(("compass", "relative"))
+    table = COMPASS if frame == "compass" else RELATIVE
+    opposite = _COMPASS_OPPOSITE if frame == "compass" else _RELATIVE_OPPOSITE
+    pool = sorted(table)
+    if determined:
+        target = rng.choice([s for s in COMPASS.values()])
+        pool = [r for r in pool if all(v in (0, t) for v, t in zip(table[r], target, strict=True))]
+    premises = [_orient(rng, f"P{i}", rng.choice(pool), f"P{i + 1}", opposite) for i in range(hops)]
+    rng.shuffle(premises)
+    sexes = {f"P{i}": rng.choice((MALE, FEMALE)) for i in range(hops + 1)}
+    return Chain(tuple(premises), sexes, frame)
+
+
+def order_chain(rng: random.Random, hops: int, determined: bool) -> Chain:
+    """Return an order chain; ``determined`` avoids mixing greater and smaller steps."""
+    attribute = rng.choice(("height", "age", "arrival"))
+    pool = sorted(r for r, (a, _) in ORDER.items() if a == attribute)
+    if determined:
+        sign = rng.choice((1, -1, 1, -1, 0))
+        pool = [r for r in pool if ORDER[r][1] in (0, sign)]
+    premises = [
+        _orient(rng, f"P{i}", rng.choice(pool), f"P{i + 1}", _ORDER_OPPOSITE) for i in range(hops)
+    ]
+    rng.shuffle(premises)
+    sexes = {f"P{i}": rng.choice((MALE, FEMALE)) for i in range(hops + 1)}
+    return Chain(tuple(premises), sexes, attribute)

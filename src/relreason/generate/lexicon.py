@@ -1,0 +1,295 @@
+"""Words and sentence patterns of each language, by domain (data only; see ``render``).
+
+Patterns use ``{a}``/``{b}`` for names already carrying their particles or elisions (built by
+``render``); every sentence ends with its own full stop.
+"""
+
+from __future__ import annotations
+
+LANGUAGES: tuple[str, ...] = ("en", "zh", "fr", "ja", "ko")
+
+UNCERTAIN: dict[str, str] = {
+    "en": "Uncertain",
+    "fr": "Incertain",
+    "zh": "无法确定",
+    "ja": "判断できない",
+    "ko": "알 수 없음",
+}
+"""The "uncertain" option in each language."""
+
+CATEGORIES: dict[str, dict[str, str]] = {
+    "kinship": {"en": "Personal", "zh": "人物关系"},
+    "position": {"en": "Positional", "zh": "位置关系"},
+    "order": {"en": "Comparative", "zh": "比较关系"},
+}
+"""MCR category of each domain (Chinese files use the Chinese names, others the English)."""
+
+# ---- kinship premises: X is Y's <word> ----------------------------------------------------
+
+KIN_PREMISE: dict[str, dict[str, str]] = {
+    "en": {
+        "father": "father",
+        "mother": "mother",
+        "son": "son",
+        "daughter": "daughter",
+        "husband": "husband",
+        "wife": "wife",
+        "brother": "brother",
+        "sister": "sister",
+        "older_brother": "older brother",
+        "younger_brother": "younger brother",
+        "older_sister": "older sister",
+        "younger_sister": "younger sister",
+    },
+    "fr": {
+        "father": "père",
+        "mother": "mère",
+        "son": "fils",
+        "daughter": "fille",
+        "husband": "mari",
+        "wife": "femme",
+        "brother": "frère",
+        "sister": "sœur",
+        "older_brother": "frère aîné",
+        "younger_brother": "frère cadet",
+        "older_sister": "sœur aînée",
+        "younger_sister": "sœur cadette",
+    },
+    "zh": {
+        "father": "父亲",
+        "mother": "母亲",
+        "son": "儿子",
+        "daughter": "女儿",
+        "husband": "丈夫",
+        "wife": "妻子",
+        "older_brother": "哥哥",
+        "younger_brother": "弟弟",
+        "older_sister": "姐姐",
+        "younger_sister": "妹妹",
+    },
+    "ja": {
+        "father": "父",
+        "mother": "母",
+        "son": "息子",
+        "daughter": "娘",
+        "husband": "夫",
+        "wife": "妻",
+        "older_brother": "兄",
+        "younger_brother": "弟",
+        "older_sister": "姉",
+        "younger_sister": "妹",
+    },
+    "ko": {
+        "father": "아버지",
+        "mother": "어머니",
+        "son": "아들",
+        "daughter": "딸",
+        "husband": "남편",
+        "wife": "아내",
+        "older_brother": "형|오빠",
+        "younger_brother": "남동생",
+        "older_sister": "누나|언니",
+        "younger_sister": "여동생",
+    },
+}
+"""Premise relation -> word per language; ``male|female`` words depend on Y's sex (Korean)."""
+
+SEX_WORDS: dict[str, tuple[str, str]] = {
+    "en": ("{a} is a man.", "{a} is a woman."),
+    "fr": ("{a} est un homme.", "{a} est une femme."),
+    "zh": ("{a}是男性。", "{a}是女性。"),
+    "ja": ("{a}は男性です。", "{a}は女性です。"),
+    "ko": ("{a} 남성입니다.", "{a} 여성입니다."),
+}
+
+# ---- position -----------------------------------------------------------------------------
+
+COMPASS_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "north": "due north",
+        "south": "due south",
+        "east": "due east",
+        "west": "due west",
+        "northeast": "northeast",
+        "northwest": "northwest",
+        "southeast": "southeast",
+        "southwest": "southwest",
+    },
+    "fr": {
+        "north": "exactement au nord",
+        "south": "exactement au sud",
+        "east": "exactement à l'est",
+        "west": "exactement à l'ouest",
+        "northeast": "au nord-est",
+        "northwest": "au nord-ouest",
+        "southeast": "au sud-est",
+        "southwest": "au sud-ouest",
+    },
+    "zh": {
+        "north": "正北方",
+        "south": "正南方",
+        "east": "正东方",
+        "west": "正西方",
+        "northeast": "东北方",
+        "northwest": "西北方",
+        "southeast": "东南方",
+        "southwest": "西南方",
+    },
+    "ja": {
+        "north": "真北",
+        "south": "真南",
+        "east": "真東",
+        "west": "真西",
+        "northeast": "北東",
+        "northwest": "北西",
+        "southeast": "南東",
+        "southwest": "南西",
+    },
+    "ko": {
+        "north": "정북쪽",
+        "south": "정남쪽",
+        "east": "정동쪽",
+        "west": "정서쪽",
+        "northeast": "북동쪽",
+        "northwest": "북서쪽",
+        "southeast": "남동쪽",
+        "southwest": "남서쪽",
+    },
+}
+"""Compass direction words (premises and options)."""
+
+COMPASS_OPTIONS_FR: dict[str, str] = {
+    "north": "Plein nord",
+    "south": "Plein sud",
+    "east": "Plein est",
+    "west": "Plein ouest",
+    "northeast": "Nord-est",
+    "northwest": "Nord-ouest",
+    "southeast": "Sud-est",
+    "southwest": "Sud-ouest",
+}
+
+RELATIVE_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "front": "Directly in front",
+        "back": "Directly behind",
+        "left": "Directly to the left",
+        "right": "Directly to the right",
+        "front_left": "In front and to the left",
+        "front_right": "In front and to the right",
+        "back_left": "Behind and to the left",
+        "back_right": "Behind and to the right",
+    },
+    "fr": {
+        "front": "Juste devant",
+        "back": "Juste derrière",
+        "left": "Juste à gauche",
+        "right": "Juste à droite",
+        "front_left": "Devant à gauche",
+        "front_right": "Devant à droite",
+        "back_left": "Derrière à gauche",
+        "back_right": "Derrière à droite",
+    },
+    "zh": {
+        "front": "正前方",
+        "back": "正后方",
+        "left": "正左方",
+        "right": "正右方",
+        "front_left": "左前方",
+        "front_right": "右前方",
+        "back_left": "左后方",
+        "back_right": "右后方",
+    },
+    "ja": {
+        "front": "真ん前",
+        "back": "真後ろ",
+        "left": "真左",
+        "right": "真右",
+        "front_left": "左前",
+        "front_right": "右前",
+        "back_left": "左後ろ",
+        "back_right": "右後ろ",
+    },
+    "ko": {
+        "front": "바로 앞",
+        "back": "바로 뒤",
+        "left": "바로 왼쪽",
+        "right": "바로 오른쪽",
+        "front_left": "왼쪽 앞",
+        "front_right": "오른쪽 앞",
+        "back_left": "왼쪽 뒤",
+        "back_right": "오른쪽 뒤",
+    },
+}
+"""Left/right/front/back answer words."""
+
+RELATIVE_PREMISE: dict[str, dict[str, str]] = {
+    "en": {
+        "in_front_of": "{a} stands directly in front of {b}.",
+        "behind": "{a} stands directly behind {b}.",
+        "left_of": "{a} stands directly to the left of {b}.",
+        "right_of": "{a} stands directly to the right of {b}.",
+    },
+    "fr": {
+        "in_front_of": "{a} se tient juste devant {b}.",
+        "behind": "{a} se tient juste derrière {b}.",
+        "left_of": "{a} se tient juste à gauche {de_b}.",
+        "right_of": "{a} se tient juste à droite {de_b}.",
+    },
+    "zh": {
+        "in_front_of": "{a}站在{b}的正前方。",
+        "behind": "{a}站在{b}的正后方。",
+        "left_of": "{a}站在{b}的正左方。",
+        "right_of": "{a}站在{b}的正右方。",
+    },
+    "ja": {
+        "in_front_of": "{a}は{b}の真ん前に立っています。",
+        "behind": "{a}は{b}の真後ろに立っています。",
+        "left_of": "{a}は{b}の真左に立っています。",
+        "right_of": "{a}は{b}の真右に立っています。",
+    },
+    "ko": {
+        "in_front_of": "{a} {b}의 바로 앞에 서 있습니다.",
+        "behind": "{a} {b}의 바로 뒤에 서 있습니다.",
+        "left_of": "{a} {b}의 바로 왼쪽에 서 있습니다.",
+        "right_of": "{a} {b}의 바로 오른쪽에 서 있습니다.",
+    },
+}
+
+POSITION_TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "compass": "{n} are standing in a large field.",
+        "relative": "{n} are standing in a square, all facing the same direction.",
+        "compass_q": "In which direction is {a} from {c}?",
+        "relative_q": "Where is {a} relative to {c}?",
+        "compass_p": "{a} is {w} of {b}.",
+    },
+    "fr": {
+        "compass": "{n} se trouvent dans un grand champ.",
+        "relative": "{n} se tiennent sur une place, toutes tournées dans la même direction.",
+        "compass_q": "Dans quelle direction se trouve {a} par rapport à {c} ?",
+        "relative_q": "Où se trouve {a} par rapport à {c} ?",
+        "compass_p": "{a} se trouve {w} {de_b}.",
+    },
+    "zh": {
+        "compass": "{n}站在一片空地上。",
+        "relative": "{n}站在广场上，都面朝同一个方向。",
+        "compass_q": "{a}在{c}的什么方向？",
+        "relative_q": "{a}在{c}的什么位置？",
+        "compass_p": "{a}在{b}的{w}。",
+    },
+    "ja": {
+        "compass": "広い野原に{n}が立っています。",
+        "relative": "広場に{n}が同じ方向を向いて立っています。",
+        "compass_q": "{a}は{c}から見てどの方角にいますか？",
+        "relative_q": "{a}は{c}から見てどこにいますか？",
+        "compass_p": "{a}は{b}の{w}にいます。",
+    },
+    "ko": {
+        "compass": "넓은 들판에 {n}이 서 있습니다.",
+        "relative": "광장에 {n}이 모두 같은 방향을 보고 서 있습니다.",
+        "compass_q": "{a} {c}의 어느 방향에 있습니까?",
+        "relative_q": "{a} {c}의 어느 쪽에 있습니까?",
+        "compass_p": "{a} {b}의 {w}에 있습니다.",
+    },
+}

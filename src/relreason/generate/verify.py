@@ -1,0 +1,210 @@
+"""``verify``: re-prove every item of a generated file with the solver.
+
+For each item: the formal fields are read, the answer is re-derived from the premises by
+enumerating their models (independently of how the item was made), and the rendered question,
+options and correct answer are checked against the formal ones. Problems name the item and
+the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from relreason.errors import DataError
+from relreason.generate import lexicon, render
+from relreason.generate.assemble import question_text
+from relreason.generate.compose import DOMAINS
+from relreason.generate.errors import SolverError
+from relreason.generate.kin_terms import term as kin_term
+from relreason.generate.kin_world import PREMISE_RELATIONS
+from relreason.generate.records import read_items
+from relreason.generate.solver import SEX_VALUES, domain_of, solve
+from relreason.generate.spatial import COMPASS, ORDER
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One failed check: which item (id or position), which field, what is wrong."""
+
+    item: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"item {self.item}, field '{self.field}': {self.message}"
+
+
+def _word(language: str, domain: str, label: str) -> str | None:
+    if domain == "kinship" and label != "uncertain":
+        return kin_term(language, label)
+    return label
+
+
+def _expected(language: str, domain: str, labels: frozenset[str]) -> str | None:
+    words = {_word(language, domain, label) for label in labels}
+    if not labels or None in words:
+        return None
+    return next(iter(words)) if len(words) == 1 else "uncertain"
+
+
+def _shape(raw: Any) -> str | None:
+    if not isinstance(raw, dict):
+        return "the item is not an object"
+    wanted = {
+        "question": str,
+        "options": list,
+        "correct": str,
+        "category": list,
+        "domain": str,
+        "frame": str,
+        "hops": int,
+        "language": str,
+        "premises": list,
+        "query": list,
+        "answer": str,
+        "option_labels": list,
+        "sexes": dict,
+    }
+    for name, kind in wanted.items():
+        if not isinstance(raw.get(name), kind):
+            return f"{name}: missing or not a {kind.__name__}"
+    if raw["language"] not in lexicon.LANGUAGES or raw["domain"] not in DOMAINS:
+        return "language or domain: unknown"
+    return None
+
+
+def verify_item(raw: Any, where: str) -> list[Problem]:
+    """Return the problems of one raw item (empty when it is proved); never raises on content."""
+    try:
+        return _verify_item(raw, where)
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError) as error:
+        return [Problem(str(where), "-", f"malformed item ({type(error).__name__}: {error})")]
+
+
+def _verify_item(raw: Any, where: str) -> list[Problem]:
+    bad = _shape(raw)
+    if bad is not None:
+        field, _, message = bad.partition(": ")
+        return [Problem(where, field if message else "-", message or bad)]
+    where = str(raw.get("id", where))
+    language, domain = raw["language"], raw["domain"]
+    problems: list[Problem] = []
+    try:
+        premises = [tuple(p) for p in raw["premises"]]
+        if domain_of(premises) != domain:
+            problems.append(Problem(where, "domain", "does not match the premise relations"))
+        labels = solve(premises, raw["query"])
+    except (SolverError, TypeError, ValueError) as error:
+        return [Problem(where, "premises", f"the solver cannot read them: {error}")]
+    expected = _expected(language, domain, labels)
+    if expected is None:
+        return [
+            Problem(
+                where,
+                "premises",
+                f"the models allow answers {sorted(labels)} that have no option text",
+            )
+        ]
+    if _word(language, domain, raw["answer"]) != expected:
+        problems.append(
+            Problem(
+                where,
+                "answer",
+                f"{raw['answer']!r}, but the models give {expected!r} (labels {sorted(labels)})",
+            )
+        )
+    hops = sum(1 for p in premises if p[1] != "sex")
+    if raw["hops"] != hops:
+        problems.append(Problem(where, "hops", f"{raw['hops']}, but {hops} premises"))
+    problems += _check_frame_and_sexes(raw, premises, where)
+    sexes = raw["sexes"]
+    head_sex = sexes.get(raw["query"][0])
+    options, option_labels = raw["options"], raw["option_labels"]
+    if len(options) != len(option_labels):
+        problems.append(Problem(where, "option_labels", "not one label per option"))
+    for text, label in zip(options, option_labels, strict=False):
+        if render.option_text(language, domain, label, head_sex) != text:
+            problems.append(Problem(where, "options", f"{text!r} is not the text of {label!r}"))
+        word = _word(language, domain, label)
+        if label != raw["answer"] and expected != "uncertain" and word == expected:
+            problems.append(Problem(where, "options", f"{text!r} is also right"))
+        if (
+            label != "uncertain"
+            and expected != "uncertain"
+            and word != expected
+            and any(_word(language, domain, allowed) == word for allowed in labels)
+        ):
+            problems.append(Problem(where, "options", f"{text!r} is right in some model"))
+    if options.count(raw["correct"]) != 1:
+        problems.append(Problem(where, "correct", "not exactly once among the options"))
+    elif (
+        raw["answer"] not in option_labels
+        or raw["correct"] != options[option_labels.index(raw["answer"])]
+    ):
+        problems.append(Problem(where, "correct", "is not the option of the formal answer"))
+    try:
+        text = question_text(language, domain, raw["frame"], raw["premises"], raw["query"], sexes)
+    except (KeyError, ValueError, IndexError) as error:
+        text = f"(cannot render: {error})"
+    if raw["question"] != text:
+        problems.append(Problem(where, "question", f"differs from the premises rendered: {text!r}"))
+    if raw["category"] != [lexicon.CATEGORIES[domain]["zh" if language == "zh" else "en"]]:
+        problems.append(Problem(where, "category", f"{raw['category']!r} is not the domain's"))
+    return problems
+
+
+def _check_frame_and_sexes(
+    raw: dict[str, Any], premises: list[tuple[str, ...]], where: str
+) -> list[Problem]:
+    """Check the frame against the premise relations and the sexes against every premise."""
+    problems: list[Problem] = []
+    relations = [p[1] for p in premises]
+    domain = raw["domain"]
+    if domain == "kinship":
+        frame = "family"
+    elif domain == "position":
+        frame = "compass" if relations[0] in COMPASS else "relative"
+    else:
+        frame = ORDER[relations[0]][0]
+    if raw["frame"] != frame:
+        problems.append(
+            Problem(where, "frame", f"{raw['frame']!r}, but the premises are {frame!r}")
+        )
+    people = {name for a, r, b in premises for name in ((a,) if r == "sex" else (a, b))}
+    sexes = raw["sexes"]
+    if set(sexes) != people or any(v not in ("M", "F") for v in sexes.values()):
+        problems.append(Problem(where, "sexes", "not one M/F for each person of the premises"))
+        return problems
+    for a, relation, b in premises:
+        implied = (
+            SEX_VALUES.get(b)
+            if relation == "sex"
+            else PREMISE_RELATIONS.get(relation, ("", None))[1]
+        )
+        if implied is not None and sexes[a] != implied:
+            problems.append(
+                Problem(where, "sexes", f"{a!r} contradicts premise {[a, relation, b]}")
+            )
+    return problems
+
+
+def verify_items(items: Sequence[Any]) -> list[Problem]:
+    """Return the problems of every item (items named by id, else by position)."""
+    problems: list[Problem] = []
+    for i, raw in enumerate(items):
+        problems += verify_item(raw, f"[{i}]")
+    return problems
+
+
+def verify(file: Path | str) -> list[Problem]:
+    """Re-check every item of a generated file; return the problems (empty = all proved).
+
+    Raises ``DataError`` when the file is missing or not a JSON list.
+    """
+    items = read_items(file)
+    if not items:
+        raise DataError(str(file), "no items")
+    return verify_items(items)

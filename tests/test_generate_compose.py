@@ -1,0 +1,155 @@
+"""compose: every generated item is re-proved by verify; determinism; options; tampering."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from relreason.errors import UsageError
+from relreason.generate.compose import DOMAINS, ComposeOptions, compose
+from relreason.generate.lexicon import LANGUAGES, UNCERTAIN
+from relreason.generate.records import dumps, load_records, write_items
+from relreason.generate.verify import verify, verify_items
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(min_value=0, max_value=2**31),
+    language=st.sampled_from(LANGUAGES),
+    domain=st.sampled_from(DOMAINS),
+    hops=st.integers(min_value=2, max_value=6),
+    n_options=st.integers(min_value=2, max_value=7),
+    uncertain=st.booleans(),
+    fictional=st.booleans(),
+)
+def test_every_generated_item_is_proved(
+    seed: int,
+    language: str,
+    domain: str,
+    hops: int,
+    n_options: int,
+    uncertain: bool,
+    fictional: bool,
+) -> None:
+    options = ComposeOptions(
+        language=language,
+        domains=(domain,),
+        hops=(hops,),
+        n_options=n_options,
+        uncertain=uncertain,
+        fictional=fictional,
+        seed=seed,
+        count=3,
+    )
+    items = compose(options)
+    assert [str(p) for p in verify_items(items)] == []
+    for item in items:
+        assert item["hops"] == hops and item["domain"] == domain
+        assert 2 <= len(item["options"]) <= n_options
+        assert len(set(item["options"])) == len(item["options"])
+        assert (UNCERTAIN[language] in item["options"]) == (
+            uncertain or item["answer"] == "uncertain"
+        )
+        if not uncertain:
+            assert item["answer"] != "uncertain"
+
+
+def test_same_seed_same_bytes_other_seed_other_items() -> None:
+    options = ComposeOptions(language="ko", seed=11, count=12)
+    assert dumps(compose(options)) == dumps(compose(options))
+    other = compose(ComposeOptions(language="ko", seed=12, count=12))
+    assert [i["question"] for i in other] != [i["question"] for i in compose(options)]
+
+
+def test_long_chains_up_to_eight_hops_are_proved() -> None:
+    items = compose(ComposeOptions(language="zh", hops=(7, 8), seed=3, count=6))
+    assert {i["hops"] for i in items} == {7, 8}
+    assert verify_items(items) == []
+
+
+def test_uncertain_answers_occur_in_every_domain() -> None:
+    items = compose(ComposeOptions(language="ja", seed=1, count=90))
+    uncertain = {i["domain"] for i in items if i["answer"] == "uncertain"}
+    assert uncertain == set(DOMAINS)
+
+
+def _tampered(item: dict[str, Any], field: str, value: Any) -> dict[str, Any]:
+    changed = copy.deepcopy(item)
+    changed[field] = value
+    return changed
+
+
+def test_verify_names_item_and_field_of_each_problem() -> None:
+    item = compose(ComposeOptions(language="en", domains=("order",), seed=4, count=1))[0]
+    wrong = next(o for o in item["options"] if o != item["correct"])
+    problems = verify_items([_tampered(item, "correct", wrong)])
+    assert [(p.item, p.field) for p in problems] == [(item["id"], "correct")]
+    swapped = _tampered(item, "options", list(reversed(item["options"])))
+    assert {p.field for p in verify_items([swapped])} == {"options", "correct"}
+    assert {p.field for p in verify_items([_tampered(item, "hops", 9)])} == {"hops"}
+    edited = _tampered(item, "question", item["question"] + " ")
+    assert {p.field for p in verify_items([edited])} == {"question"}
+    assert [p.field for p in verify_items([{"question": "?"}])] == ["options"]
+
+
+def test_verify_catches_a_premise_changed_under_the_answer() -> None:
+    items = compose(ComposeOptions(language="fr", domains=("position",), seed=2, count=10))
+    item = next(i for i in items if i["answer"] != "uncertain")
+    changed = copy.deepcopy(item)
+    a, relation, b = changed["premises"][0]
+    changed["premises"][0] = [b, relation, a]  # the same words, the opposite fact
+    fields = {p.field for p in verify_items([changed])}
+    assert "question" in fields
+
+
+def test_verify_and_records_read_a_written_file(tmp_path: Path) -> None:
+    items = compose(ComposeOptions(language="zh", seed=9, count=6))
+    path = write_items(items, tmp_path / "set.json")
+    assert verify(path) == []
+    records = load_records(path)
+    assert [r.question for r in records] == [i["question"] for i in items]
+    assert records[0].categories == tuple(items[0]["category"])
+    assert records[0].options[ord(records[0].gold) - 65] == items[0]["correct"]
+    assert records[0].labels()["hops"] == items[0]["hops"]
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert raw == items
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"language": "de"},
+        {"domains": ("weather",)},
+        {"hops": (1,)},
+        {"n_options": 8},
+        {"count": -1},
+    ],
+)
+def test_bad_options_are_usage_errors(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(UsageError):
+        ComposeOptions(**kwargs)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_ITEM = compose(ComposeOptions(language="ko", domains=("kinship",), seed=5, count=1))[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(field=st.sampled_from(sorted(_ITEM)), value=_JSON)
+def test_verify_never_crashes_on_a_corrupted_field(field: str, value: Any) -> None:
+    corrupted = _tampered(_ITEM, field, value)
+    problems = verify_items([corrupted])
+    if value != _ITEM[field] and field not in ("seed", "index", "id"):
+        assert problems, f"{field}={value!r} went unnoticed"
