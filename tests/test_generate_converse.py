@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from relreason.benchmarks import convre_data
-from relreason.benchmarks.convre import build_items
+from relreason.benchmarks.convre import data as convre_data
+from relreason.benchmarks.convre.prompts import build_items
 from relreason.errors import DataError
 from relreason.generate.converse import converse
 from relreason.generate.converse_input import read_definitions

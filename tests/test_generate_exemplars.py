@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from relreason.benchmarks.mcr import EXEMPLAR_KEYS
+from relreason.benchmarks.mcr.data import EXEMPLAR_KEYS
 from relreason.generate.default import load_default
 from relreason.generate.exemplars import exemplar_block, exemplar_records, generated_exemplars
 from relreason.generate.lexicon import LANGUAGES

@@ -9,6 +9,7 @@ free. The answer itself is always computed afterwards by the solver over every m
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass
 
@@ -60,7 +61,7 @@ def kinship_chain(rng: random.Random, language: str, hops: int) -> Chain | None:
     """Return a kinship chain of ``hops`` premises ending on a word of ``language``, or None."""
     relations = sorted(lexicon.KIN_PREMISE[language])
     start, node = kin_world._new_person(World(), rng.choice((MALE, FEMALE)))
-    world = kin_world.replace(start, names=((f"P{hops}", node),))
+    world = dataclasses.replace(start, names=((f"P{hops}", node),))
     anchor = node
     premises: list[Triple] = []
     for i in range(hops - 1, -1, -1):

@@ -9,6 +9,7 @@ from the enumerated offsets (``spatial``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from relreason.generate import kin_world
@@ -89,7 +90,7 @@ def kinship_worlds(premises: Sequence[Triple], anchor: str) -> list[World]:
     Raises ``SolverError`` when the premises are unreadable or do not connect.
     """
     start, node = kin_world._new_person(World(), None)
-    worlds = [kin_world.replace(start, names=((anchor, node),))]
+    worlds = [dataclasses.replace(start, names=((anchor, node),))]
     for triple in _order_premises(premises, anchor):
         worlds = [grown for world in worlds for grown in _apply(world, triple)]
         if len(worlds) > MAX_WORLDS:
