@@ -21,6 +21,7 @@ from relreason.types import Task
 _BUILTIN = {
     "convre": "relreason.benchmarks.convre:BENCHMARK",
     "mcr": "relreason.benchmarks.mcr:BENCHMARK",
+    "compose": "relreason.benchmarks.compose:BENCHMARK",
 }
 ENTRY_POINT_GROUP = "relreason.benchmarks"
 
@@ -95,7 +96,8 @@ def data_files(which: str) -> list[DataFiles]:
 
 
 def task_from_description(description: Mapping[str, Any], data_dir: Path | None = None) -> Task:
-    """Rebuild the task a run manifest's ``description`` records (for ``--resume``).
+    """Rebuild the task a run manifest's ``description`` records (for ``--resume``), with its
+    option orders when it was run with ``--permute``.
 
     Raises ``UsageError`` when it names no registered benchmark or lacks a field.
     """
@@ -106,7 +108,13 @@ def task_from_description(description: Mapping[str, Any], data_dir: Path | None 
             + ", ".join(names())
         )
     benchmark = get(name)
-    return benchmark.build_task(benchmark.params_from_description(description), data_dir)
+    task = benchmark.build_task(benchmark.params_from_description(description), data_dir)
+    how = description.get("permute")
+    if how is None:
+        return task
+    from relreason.benchmarks.permute import permuted
+
+    return permuted(task, str(how))
 
 
 def download(

@@ -19,7 +19,7 @@ from rich.markup import escape
 import relreason
 from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark, merged_options
-from relreason.cli.options import DataDir, LimitOpt, gather_options
+from relreason.cli.options import DataDir, LimitOpt, PermuteOpt, gather_options
 from relreason.errors import RelreasonError, UnreadableAnswersError
 from relreason.types import Task
 
@@ -62,8 +62,12 @@ def with_params(
 
 def _prompts_command(bench: Benchmark) -> Callable[..., None]:
     @with_params(bench, reading=False)
-    def command(params: Any, limit: LimitOpt = None, data_dir: DataDir = None) -> None:
-        _write_jsonl(_prompt_rows(bench.build_task(params, data_dir), limit))
+    def command(
+        params: Any, limit: LimitOpt = None, permute: PermuteOpt = None, data_dir: DataDir = None
+    ) -> None:
+        from relreason.benchmarks.permute import permuted
+
+        _write_jsonl(_prompt_rows(permuted(bench.build_task(params, data_dir), permute), limit))
 
     command.__doc__ = (
         f"Print {bench.name} prompts: one JSON object per line with index, prompt, gold."
@@ -155,6 +159,7 @@ def build_app() -> typer.Typer:
     """Return the command line for the benchmarks registered now."""
     from relreason.cli.listing import list_command
     from relreason.cli.run import register_run_commands
+    from relreason.generate.cli import generate_app
 
     app = typer.Typer(
         no_args_is_help=True,
@@ -172,6 +177,7 @@ def build_app() -> typer.Typer:
     app.command("download")(download)
     app.command("list")(list_command)
     register_run_commands(app)
+    app.add_typer(generate_app, name="generate")
     return app
 
 

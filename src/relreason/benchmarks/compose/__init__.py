@@ -1,0 +1,7 @@
+"""Compose: generated, solver-verified relation questions (kinship, position, order) in the MCR
+format, read like MCR. Ships an embedded default set per language: no download. Public face:
+``BENCHMARK``."""
+
+from relreason.benchmarks.compose.benchmark import BENCHMARK, ComposeParams
+
+__all__ = ["BENCHMARK", "ComposeParams"]

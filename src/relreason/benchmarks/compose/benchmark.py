@@ -1,0 +1,99 @@
+"""The compose ``Benchmark``: generated, solver-verified questions, prompted and read as MCR."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from relreason.benchmarks.base import Benchmark, BenchmarkParams
+from relreason.benchmarks.compose import options
+from relreason.benchmarks.mcr.data import LANGUAGES, METHODS, MODES
+from relreason.errors import UsageError
+from relreason.types import EvalItem, Task
+
+
+class ComposeParams(BenchmarkParams):
+    """A compose task: a language (code or long name; default: the file's, or ``en``), a method
+    (MCR's), a generated file (default: the bundled set of the language) and the reading
+    ``mode`` (robust or paper, as MCR)."""
+
+    language: str | None = None
+    method: str = "zs"
+    file: Path | None = None
+    mode: str = "robust"
+
+
+class Compose(Benchmark):
+    """Generated relation questions (kinship, position, order; 2-6 hops; five languages)."""
+
+    name = "compose"
+    title = (
+        "compose: generated, solver-verified relation questions (kinship, position, order; "
+        "bundled, no download)"
+    )
+    params_model = ComposeParams
+    task_options = staticmethod(options.task_options)
+    reading_options = staticmethod(options.reading_options)
+
+    def build_task(self, params: BenchmarkParams, data_dir: Path | None = None) -> Task:
+        """Return the compose task of ``params`` (``data_dir`` is not used: the data is bundled
+        or named by ``file``)."""
+        from relreason.benchmarks.compose.prompts import build_task
+
+        p = _compose(params)
+        return build_task(p.language, p.method, file=p.file, mode=p.mode)
+
+    def grid(self) -> dict[str, list[Any]]:
+        """The five languages and MCR's three paper methods."""
+        return {"language": list(LANGUAGES), "method": ["zs", "fs", "zsc"]}
+
+    def run_name(self, params: BenchmarkParams) -> str:
+        """``compose-<language>-<method>`` (``-<file stem>`` for a file of your own)."""
+        p = _compose(params)
+        stem = f"-{p.file.stem}" if p.file is not None else ""
+        return f"compose-{p.language or 'en'}-{p.method}{stem}"
+
+    def params_from_description(self, description: Mapping[str, Any]) -> BenchmarkParams:
+        """The parameters of a manifest's compose description."""
+        try:
+            file = description.get("file")
+            return self.params(
+                language=description["language"],
+                method=description["method"],
+                mode=description.get("mode", "robust"),
+                file=Path(file) if file else None,
+            )
+        except KeyError as missing:
+            raise UsageError(f"the run's task description lacks the field {missing}") from None
+
+    def reorder(self, item: EvalItem, order: tuple[int, ...]) -> EvalItem:
+        """``item`` with its options shown in ``order`` (MCR's prompt, written again)."""
+        from relreason.benchmarks.mcr.reorder import reorder_lettered
+
+        return reorder_lettered(item, order)
+
+    def report_cell(self, description: Mapping[str, Any]) -> tuple[Any, Any]:
+        """The language code and the method."""
+        return (description.get("language"), description.get("method"))
+
+    def listing(self) -> dict[str, Any]:
+        """Languages, methods, domains and reading modes."""
+        from relreason.generate.compose import DOMAINS
+
+        return {
+            "title": self.title,
+            "languages": dict(LANGUAGES),
+            "methods": list(METHODS),
+            "domains": list(DOMAINS),
+            "modes": list(MODES),
+        }
+
+
+def _compose(params: BenchmarkParams) -> ComposeParams:
+    if not isinstance(params, ComposeParams):
+        raise TypeError(f"expected ComposeParams, got {type(params).__name__}")
+    return params
+
+
+BENCHMARK = Compose()

@@ -1,0 +1,119 @@
+"""Compose tasks: generated questions prompted exactly as MCR prompts its own.
+
+The prompt is MCR's formula (``relreason.benchmarks.mcr.data.question_block``: ``"Q: " +
+question + " Answer choices: A) .. B) .. \\nA:"``), then ``zs``: ``" Among options, the answer
+is"``, ``zsc``: ``" Let's think step by step."``, few-shot: generated exemplars
+(``relreason.generate.exemplars``) before it. Answers are read by MCR's readers.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from relreason.benchmarks.mcr.data import (
+    LANGUAGES,
+    Question,
+    normalize_language,
+    normalize_method,
+    normalize_mode,
+    question_block,
+)
+from relreason.benchmarks.mcr.prompts import ZS_SUFFIX, ZSC_TRIGGER
+from relreason.data.sources import sha256_file
+from relreason.errors import DataError
+from relreason.generate.default import default_path
+from relreason.generate.records import Record, load_records
+from relreason.types import EvalItem, Task
+
+_LETTERS = "ABCDEFG"
+
+
+def exemplar_prefix(code: str, method: str) -> str:
+    """Return the generated exemplar block a few-shot ``method`` puts before each question
+    (empty for ``zs`` and ``zsc``)."""
+    if not method.startswith("fs"):
+        return ""
+    from relreason.generate.exemplars import generated_exemplars
+
+    key = {"fs": LANGUAGES[code], "fs-english": "english", "fs-multilingual": "multilingual"}
+    return generated_exemplars()[key[method]]
+
+
+def _item(record: Record, prefix: str, suffix: str) -> EvalItem:
+    question = Question(
+        record.index, record.question, record.correct, record.options, record.categories
+    )
+    return EvalItem(
+        index=record.index,
+        item_id=record.item_id,
+        prompt=prefix + question_block(question) + suffix,
+        gold=record.gold,
+        choices=tuple(_LETTERS[: len(record.options)]),
+        choice_texts=record.options,
+        labels={**record.labels(), "categories": list(record.categories)},
+    )
+
+
+def load_set(file: Path | None, language: str | None) -> tuple[list[Record], Path, str]:
+    """Return the records of ``file`` (or the bundled set of ``language``), its path and the
+    language code. Raises ``UsageError`` for an unknown language, ``DataError`` for a bad file."""
+    if file is None:
+        code = normalize_language(language or "en")
+        path = default_path(code)
+    else:
+        path = Path(file)
+    records = load_records(path)
+    if not records:
+        raise DataError(str(path), "no questions")
+    if file is not None:
+        code = normalize_language(language or records[0].language)
+    return records, path, code
+
+
+def build_task(
+    language: str | None,
+    method: str,
+    *,
+    file: Path | None = None,
+    mode: str = "robust",
+) -> Task:
+    """Return the compose ``Task``: the bundled set of ``language`` (or ``file``) under
+    ``method``, read in ``mode`` (robust or paper, as MCR).
+
+    The name is ``compose/<code>/<method>``; labels hold ``domain``, ``hops``, ``n_options``,
+    ``categories`` and ``language``; summaries break accuracy down by domain, hops and number of
+    options. Raises ``UsageError`` for unknown names, ``DataError`` for a malformed file.
+    """
+    name = normalize_method(method)
+    scoring_mode = normalize_mode(mode)
+    records, path, code = load_set(file, language)
+    prefix = exemplar_prefix(code, name)
+    suffix = ZS_SUFFIX if name == "zs" else ZSC_TRIGGER if name == "zsc" else ""
+    items = tuple(_item(record, prefix, suffix) for record in records)
+    from relreason.benchmarks.mcr.scoring import score_mcr, zsc_second_stage
+
+    description: dict[str, Any] = {
+        "benchmark": "compose",
+        "language": code,
+        "method": name,
+        "mode": scoring_mode,
+        "file": None if file is None else str(Path(file).resolve()),
+        "data_file": path.name,
+        "data_sha256": sha256_file(path),
+        "exemplars": "generated" if prefix else None,
+        "exemplars_sha256": hashlib.sha256(prefix.encode()).hexdigest() if prefix else None,
+        "n_items": len(items),
+    }
+    return Task(
+        benchmark="compose",
+        name=f"compose/{code}/{name}",
+        description=description,
+        items=items,
+        scorer=functools.partial(score_mcr, mode=scoring_mode, few_shot=name == "fs"),
+        second_stage=zsc_second_stage if name == "zsc" and scoring_mode == "robust" else None,
+        group_by=("domain", "hops", "n_options"),
+        max_new_tokens=256 if name == "zsc" else 32,
+    )
