@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from relreason.data.spec import DataFiles
-from relreason.types import Task
+from relreason.types import EvalItem, Task
 
 
 class BenchmarkParams(BaseModel):
@@ -122,6 +122,15 @@ class Benchmark(ABC):
     def parse_reference(self, rows: list[dict[str, str]]) -> list[PaperFigure]:
         """Turn the reference CSV's rows into figures (each benchmark knows its table's shape)."""
         return []
+
+    def reorder(self, item: EvalItem, order: tuple[int, ...]) -> EvalItem:
+        """Return ``item`` with its options shown in ``order`` (``order[j]`` is the index of the
+        option shown in position ``j``): prompt, gold and choice texts change, the gold
+        following its option. Used by ``--permute``; ``UsageError`` when the benchmark cannot
+        reorder its options (the default)."""
+        from relreason.errors import UsageError
+
+        raise UsageError(f"benchmark {self.name} cannot show its options in another order")
 
     def listing(self) -> dict[str, Any]:
         """Return what ``relreason list`` shows of this benchmark (JSON-ready)."""

@@ -75,3 +75,14 @@ def gather_options(
         return wrapper
 
     return decorate
+
+
+PermuteOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--permute",
+        help="Ask each item under several option orders (the gold follows its option): "
+        "cyclic | reverse | all | N (N orders, the original and N-1 random ones).",
+        show_default=False,
+    ),
+]

@@ -13,7 +13,7 @@ import typer
 from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark
 from relreason.cli.app import with_params
-from relreason.cli.options import Api, DataDir, LimitOpt, Scoring, gather_options
+from relreason.cli.options import Api, DataDir, LimitOpt, PermuteOpt, Scoring, gather_options
 from relreason.errors import UnreadableAnswersError, UsageError
 from relreason.models.options import OPTION_HELP, ModelOptions
 from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS, load_backend
@@ -91,6 +91,7 @@ def _run_options(
     use_cache: Annotated[bool, typer.Option("--cache/--no-cache")] = True,
     refresh: Annotated[bool, typer.Option("--refresh")] = False,
     limit: LimitOpt = None,
+    permute: PermuteOpt = None,
     seed: int = 0,
     out: Annotated[
         Path | None,
@@ -157,7 +158,9 @@ def _run_command(bench: Benchmark) -> Callable[..., None]:
     @with_run_options
     @with_params(bench, reading=True)
     def command(params: Any, *, cfg: RunConfig) -> None:
-        execute(bench.build_task(params, cfg.data_dir), cfg)
+        from relreason.benchmarks.permute import permuted
+
+        execute(permuted(bench.build_task(params, cfg.data_dir), cfg.permute), cfg)
 
     command.__doc__ = (
         f"Run a model on one {bench.name} setting (default model: the bundled SmolLM2)."

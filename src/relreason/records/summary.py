@@ -78,6 +78,7 @@ def summarize(
     list value counts the item under each of its values. ``extra["accuracy_ci95"]`` holds the
     Wilson 95% interval of the accuracy.
     """
+    records = list(records)
     statuses = dict.fromkeys(STATUSES, 0)
     by_label: dict[str, dict[str, dict[str, float]]] = {}
     usage = {"prompt_tokens": 0, "completion_tokens": 0}
@@ -117,7 +118,17 @@ def summarize(
         elapsed_s=elapsed_s,
     )
     summary.extra["accuracy_ci95"] = list(wilson_interval(correct, n))
+    _add_permutation(summary, records)
     return summary
+
+
+def _add_permutation(summary: RunSummary, records: list[Mapping[str, Any]]) -> None:
+    """Option-order figures (``--permute`` runs only) go in ``extra["permutation"]``."""
+    from relreason.records.permutation import permutation_stats
+
+    stats = permutation_stats(records)
+    if stats is not None:
+        summary.extra["permutation"] = stats
 
 
 def wilson_interval(correct: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -153,5 +164,9 @@ def format_summary(summary: RunSummary, *, max_label_values: int = 12) -> str:
             continue
         cells = ", ".join(f"{v} {c['accuracy']:.3f} (n={int(c['n'])})" for v, c in values.items())
         lines.append(f"  by {name}: {cells}")
+    if "permutation" in summary.extra:
+        from relreason.records.permutation import format_permutation
+
+        lines += format_permutation(summary.extra["permutation"])
     lines.append(f"  folder: {summary.out_dir}")
     return "\n".join(lines)

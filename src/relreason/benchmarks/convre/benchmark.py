@@ -12,7 +12,7 @@ from relreason.benchmarks.convre import options
 from relreason.benchmarks.convre.files import FILES
 from relreason.benchmarks.convre.settings import KNOBS, SETTING_IDS, TASKS, paper_setting
 from relreason.errors import UsageError
-from relreason.types import Task
+from relreason.types import EvalItem, Task
 
 
 class ConvReParams(BenchmarkParams):
@@ -101,6 +101,12 @@ class ConvRe(Benchmark):
             )
         except KeyError as missing:
             raise UsageError(f"the run's task description lacks the field {missing}") from None
+
+    def reorder(self, item: EvalItem, order: tuple[int, ...]) -> EvalItem:
+        """``item`` with its two answers swapped as ``order`` says (A/B texts)."""
+        from relreason.benchmarks.convre.reorder import reorder_ab
+
+        return reorder_ab(item, order)
 
     def report_cell(self, description: Mapping[str, Any]) -> tuple[Any, Any]:
         """Table 9's cell: the task and the paper setting id."""

@@ -11,7 +11,7 @@ from relreason.benchmarks.mcr import options
 from relreason.benchmarks.mcr.data import CATEGORIES, LANGUAGES, METHODS, MODES
 from relreason.benchmarks.mcr.files import FILES
 from relreason.errors import UsageError
-from relreason.types import Task
+from relreason.types import EvalItem, Task
 
 PAPER_METHODS = {"ZS": "zs", "5-shot": "fs", "ZSC": "zsc"}
 """Table 4's method names -> relreason's."""
@@ -68,6 +68,12 @@ class Mcr(Benchmark):
             )
         except KeyError as missing:
             raise UsageError(f"the run's task description lacks the field {missing}") from None
+
+    def reorder(self, item: EvalItem, order: tuple[int, ...]) -> EvalItem:
+        """``item`` with its options shown in ``order`` (MCR's answer choices, written again)."""
+        from relreason.benchmarks.mcr.reorder import reorder_lettered
+
+        return reorder_lettered(item, order)
 
     def report_cell(self, description: Mapping[str, Any]) -> tuple[Any, Any]:
         """Table 4's cell: the language code and the method."""
