@@ -156,5 +156,5 @@ def test_tiny_benchmark_end_to_end(
 
 
 def test_unknown_benchmark_lists_the_registered_ones(tiny: Tiny) -> None:
-    with pytest.raises(Exception, match="convre, mcr, tiny"):
+    with pytest.raises(Exception, match="convre, mcr, compose, tiny"):
         benchmarks.get("glue")

@@ -1,0 +1,113 @@
+"""The compose benchmark: the generated sets run through prompts, run, score, resume and sweeps
+like MCR, on the bundled default set (no download) or a generated file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from relreason import benchmarks
+from relreason.benchmarks.registry import task_from_description
+from relreason.cli import main
+from relreason.errors import UsageError
+from relreason.generate import ComposeOptions, compose, write_items
+from relreason.generate.default import default_path
+from relreason.generate.exemplars import generated_exemplars
+
+
+def cli(args: list[str]) -> None:
+    """Run ``relreason ARGS``; fail the test unless it exits 0."""
+    try:
+        main(args)
+    except SystemExit as done:
+        assert not done.code, f"relreason {' '.join(args)} exited {done.code}"
+
+
+def _mcr_prompt(raw: dict, suffix: str) -> str:
+    """MCR's formula (BENCHMARKS.md), written out here independently of the package."""
+    choices = "".join(f"{chr(65 + j)}) {o} " for j, o in enumerate(raw["options"]))
+    return "Q: " + raw["question"].strip() + " Answer choices: " + choices + "\nA:" + suffix
+
+
+def test_default_set_prompts_are_mcr_prompts() -> None:
+    bench = benchmarks.get("compose")
+    task = bench.build_task(bench.params(language="ko", method="zs"))
+    raw = json.loads(default_path("ko").read_text("utf-8"))
+    assert len(task.items) == len(raw) == 150
+    for item, entry in zip(task.items, raw, strict=True):
+        assert item.prompt == _mcr_prompt(entry, " Among options, the answer is")
+        assert item.choice_texts[ord(item.gold) - 65] == entry["correct"]
+        assert item.labels["hops"] == entry["hops"] and item.labels["domain"] == entry["domain"]
+    assert {"domain", "hops"} <= set(task.group_by)
+    assert task.description["data_sha256"] and task.max_new_tokens == 32
+
+
+def test_methods_and_modes() -> None:
+    bench = benchmarks.get("compose")
+    fs = bench.build_task(bench.params(language="french", method="fs"))
+    assert fs.items[0].prompt.startswith(generated_exemplars()["french"] + "Q: ")
+    zsc = bench.build_task(bench.params(language="en", method="zsc"))
+    assert zsc.second_stage is not None and zsc.max_new_tokens == 256
+    paper = bench.build_task(bench.params(language="en", method="zsc", mode="paper"))
+    assert paper.second_stage is None
+    with pytest.raises(UsageError, match="unknown MCR method"):
+        bench.build_task(bench.params(language="en", method="cot"))
+
+
+def test_a_generated_file_takes_its_own_language(tmp_path: Path) -> None:
+    items = compose(ComposeOptions(language="ja", hops=(4,), n_options=5, seed=7, count=6))
+    path = write_items(items, tmp_path / "mine.json")
+    bench = benchmarks.get("compose")
+    params = bench.params(file=path)
+    task = bench.build_task(params)
+    assert task.description["language"] == "ja" and len(task.items) == 6
+    raw = json.loads(path.read_text("utf-8"))
+    assert [i.labels["n_options"] for i in task.items] == [len(r["options"]) for r in raw]
+    assert bench.run_name(params) == "compose-zs-mine"
+    again = task_from_description(task.description)
+    assert [i.prompt for i in again.items] == [i.prompt for i in task.items]
+
+
+def test_cli_prompts_run_resume_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cli(["prompts", "compose", "--language", "zh", "--limit", "3"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 3 and rows[0]["prompt"].startswith("Q: ")
+
+    out = tmp_path / "run"
+    args = ["run", "compose", "--language", "en", "--model", "oracle", "--limit", "20"]
+    cli([*args, "--out", str(out), "--no-progress"])
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["accuracy"] == 1.0 and "hops" in summary["by_label"]
+    lines = (out / "records.jsonl").read_text().splitlines()
+    (out / "records.jsonl").write_text("".join(x + "\n" for x in lines[:5]))
+    cli(["run", "--resume", str(out)])
+    resumed = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    original = [json.loads(x) for x in lines]
+    key = ("index", "item_id", "gold", "answer", "status")
+    assert [[r[k] for k in key] for r in resumed] == [[r[k] for k in key] for r in original]
+
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text('{"index": 0, "output": "The answer is C."}\n')
+    scored = tmp_path / "scored.jsonl"
+    cli(["score", "compose", "--responses", str(responses), "--out", str(scored)])
+    first = json.loads(scored.read_text().splitlines()[0])
+    assert first["answer"] == "C" and first["status"] == "correct"  # item 0's gold is C
+
+
+def test_sweep_spans_compose(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(
+        f"out: {tmp_path / 'sweep'}\nmodels: [first]\n"
+        "runs:\n  - {benchmark: compose, language: [en, fr], method: zs}\n"
+        "options: {limit: 8}\n"
+    )
+    cli(["sweep", str(sweep), "--no-progress"])
+    capsys.readouterr()
+    cli(["report", str(tmp_path / "sweep"), "--json"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert sorted((r["task"], r["setting"], r["n"]) for r in rows) == [
+        ("en", "zs", 8),
+        ("fr", "zs", 8),
+    ]
