@@ -111,3 +111,18 @@ def test_sweep_spans_compose(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         ("en", "zs", 8),
         ("fr", "zs", 8),
     ]
+
+
+def test_an_mcr_format_file_in_another_language(tmp_path: Path) -> None:
+    path = tmp_path / "de.json"
+    rows = [{"question": "A ist Bs Sohn. Was ist B für A?", "options": ["Vater", "Sohn"],
+             "correct": "Vater", "category": ["Personal"]}]  # fmt: skip
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    bench = benchmarks.get("compose")
+    task = bench.build_task(bench.params(file=path, language="de"))
+    assert task.description["language"] == "de" and task.items[0].gold == "A"
+    assert task.items[0].labels["domain"] == "Personal" and task.items[0].labels["hops"] == 0
+    with pytest.raises(UsageError, match="fs-english"):
+        bench.build_task(bench.params(file=path, language="de", method="fs"))
+    english = bench.build_task(bench.params(file=path, language="de", method="fs-english"))
+    assert english.items[0].prompt.startswith(generated_exemplars()["english"])

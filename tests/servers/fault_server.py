@@ -27,6 +27,7 @@ import hashlib
 import json
 import threading
 from collections import Counter
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
@@ -94,6 +95,7 @@ class FaultServer:
     faults to draw from. ``hang_s``: how long a hung request sleeps before the connection is
     dropped (make it longer than the client's time-out). ``retry_after``: the 429's header value.
     ``delay_s``: how long every answer takes (to make a run slow enough to kill midway).
+    ``reply``: a script giving the chat reply to a prompt (default: the answer letter).
     """
 
     def __init__(
@@ -108,6 +110,7 @@ class FaultServer:
         letters: str = "AB",
         port: int = 0,
         delay_s: float = 0.0,
+        reply: Callable[[str], str] | None = None,
     ) -> None:
         self.fault_rate = fault_rate
         self.seed = seed
@@ -118,6 +121,7 @@ class FaultServer:
         self.letters = letters
         self.port = port
         self.delay_s = delay_s
+        self.reply = reply
         self.counts: Counter[str] = Counter()
         self.answered: Counter[str] = Counter()
         self.faults: Counter[str] = Counter()
@@ -174,7 +178,10 @@ class FaultServer:
         if path.endswith("/chat/completions"):
             choice: dict[str, Any] = {
                 "index": 0,
-                "message": {"role": "assistant", "content": letter},
+                "message": {
+                    "role": "assistant",
+                    "content": self.reply(prompt) if self.reply else letter,
+                },
                 "finish_reason": "stop",
                 "logprobs": None,
             }

@@ -159,6 +159,7 @@ def build_app() -> typer.Typer:
     """Return the command line for the benchmarks registered now."""
     from relreason.cli.listing import list_command
     from relreason.cli.run import register_run_commands
+    from relreason.cli.translate import translate_command
     from relreason.generate.cli import generate_app
 
     app = typer.Typer(
@@ -178,6 +179,7 @@ def build_app() -> typer.Typer:
     app.command("list")(list_command)
     register_run_commands(app)
     app.add_typer(generate_app, name="generate")
+    app.command("translate")(translate_command)
     return app
 
 

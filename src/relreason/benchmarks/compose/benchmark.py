@@ -49,10 +49,13 @@ class Compose(Benchmark):
         return {"language": list(LANGUAGES), "method": ["zs", "fs", "zsc"]}
 
     def run_name(self, params: BenchmarkParams) -> str:
-        """``compose-<language>-<method>`` (``-<file stem>`` for a file of your own)."""
+        """``compose-<language>-<method>``; for a file of your own ``compose[-<language>]-
+        <method>-<file stem>`` (the language when given)."""
         p = _compose(params)
-        stem = f"-{p.file.stem}" if p.file is not None else ""
-        return f"compose-{p.language or 'en'}-{p.method}{stem}"
+        if p.file is None:
+            return f"compose-{p.language or 'en'}-{p.method}"
+        language = f"-{p.language}" if p.language else ""
+        return f"compose{language}-{p.method}-{p.file.stem}"
 
     def params_from_description(self, description: Mapping[str, Any]) -> BenchmarkParams:
         """The parameters of a manifest's compose description."""

@@ -23,9 +23,9 @@ from relreason.benchmarks.mcr.data import (
 )
 from relreason.benchmarks.mcr.prompts import ZS_SUFFIX, ZSC_TRIGGER
 from relreason.data.sources import sha256_file
-from relreason.errors import DataError
+from relreason.errors import DataError, UsageError
 from relreason.generate.default import default_path
-from relreason.generate.records import Record, load_records
+from relreason.generate.records import Record, load_records, read_items, to_record
 from relreason.types import EvalItem, Task
 
 _LETTERS = "ABCDEFG"
@@ -38,8 +38,10 @@ def exemplar_prefix(code: str, method: str) -> str:
         return ""
     from relreason.generate.exemplars import generated_exemplars
 
-    key = {"fs": LANGUAGES[code], "fs-english": "english", "fs-multilingual": "multilingual"}
-    return generated_exemplars()[key[method]]
+    if method == "fs" and code not in LANGUAGES:
+        raise UsageError(f"no generated exemplars in {code!r}; use fs-english or fs-multilingual")
+    key = {"fs": LANGUAGES.get(code), "fs-english": "english", "fs-multilingual": "multilingual"}
+    return generated_exemplars()[str(key[method])]
 
 
 def _item(record: Record, prefix: str, suffix: str) -> EvalItem:
@@ -57,19 +59,45 @@ def _item(record: Record, prefix: str, suffix: str) -> EvalItem:
     )
 
 
+def _file_records(path: Path, language: str | None) -> list[Record]:
+    """Records of a generated file, or of an MCR-format one (no ``domain``/``hops``: the first
+    category stands for the domain, hops 0 = not recorded, language as given)."""
+    raws = read_items(path)
+    out = []
+    for i, raw in enumerate(raws):
+        if isinstance(raw, dict) and not ("domain" in raw and "hops" in raw):
+            categories = raw.get("category")
+            first = categories[0] if isinstance(categories, list) and categories else "unknown"
+            raw = {"domain": str(first), "hops": 0, "language": language or "unknown", **raw}
+        out.append(to_record(str(path), i, raw))
+    return out
+
+
+def _language_code(value: str) -> str:
+    """One of MCR's five codes when ``value`` names one, else ``value`` as it is (a file
+    translated into another language)."""
+    try:
+        return normalize_language(value)
+    except UsageError:
+        return value.strip().lower()
+
+
 def load_set(file: Path | None, language: str | None) -> tuple[list[Record], Path, str]:
     """Return the records of ``file`` (or the bundled set of ``language``), its path and the
-    language code. Raises ``UsageError`` for an unknown language, ``DataError`` for a bad file."""
+    language code. ``file`` may be generated or in the MCR format (also translated into a
+    language outside the bundled five). Raises ``UsageError`` for an unknown language without
+    a file, ``DataError`` for a bad file."""
     if file is None:
         code = normalize_language(language or "en")
         path = default_path(code)
+        records = load_records(path)
     else:
         path = Path(file)
-    records = load_records(path)
+        records = _file_records(path, language)
     if not records:
         raise DataError(str(path), "no questions")
     if file is not None:
-        code = normalize_language(language or records[0].language)
+        code = _language_code(language or records[0].language)
     return records, path, code
 
 

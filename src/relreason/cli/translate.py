@@ -1,0 +1,64 @@
+"""``relreason translate``: a benchmark file (MCR format or generated) into another language."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from relreason.cli.options import Api
+from relreason.models.options import OPTION_HELP, ModelOptions
+from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS
+
+
+def translate_command(
+    file: Annotated[Path, typer.Argument(help="A JSON list of items (MCR format or generated).")],
+    to: Annotated[str, typer.Option("--to", help="Target language: a code (de, fr, ...) or name.")],
+    out: Annotated[Path, typer.Option("--out", help="Where to write the translated file.")],
+    model: Annotated[
+        str, typer.Option("--model", "-m", help=" | ".join(SPEC_FORMS))
+    ] = DEFAULT_MODEL,
+    source_language: Annotated[
+        str | None,
+        typer.Option("--from", help="Source language (default: the items' own, else en)."),
+    ] = None,
+    base_urls: Annotated[
+        list[str] | None, typer.Option("--base-url", help=OPTION_HELP["base_urls"])
+    ] = None,
+    api: Annotated[Api, typer.Option("--api", help=OPTION_HELP["api"])] = Api.chat,
+    chat_template: Annotated[bool, typer.Option(help=OPTION_HELP["chat_template"])] = False,
+    device: Annotated[str, typer.Option(help=OPTION_HELP["device"])] = "cpu",
+    dtype: Annotated[str, typer.Option(help=OPTION_HELP["dtype"])] = "float32",
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1)] = 8,
+    max_new_tokens: Annotated[int, typer.Option(min=16)] = 1024,
+    request_timeout: Annotated[float, typer.Option(min=0.1, help=OPTION_HELP["timeout"])] = 120.0,
+) -> None:
+    """Translate a benchmark file with a model, keeping option count, gold option and distinct
+    options; items failing a check are flagged (OUT.flagged.jsonl), model and prompt recorded
+    (OUT.meta.json)."""
+    from relreason.models.registry import load_backend
+    from relreason.translate import translate_file
+
+    options = ModelOptions(
+        base_urls=tuple(base_urls or ()),
+        api=api.value,
+        chat_template=chat_template,
+        device=device,
+        dtype=dtype,
+        timeout=request_timeout,
+    )
+    backend = load_backend(model, options)
+    result = translate_file(
+        file,
+        to,
+        backend,
+        out,
+        source_language=source_language,
+        limit=limit,
+        concurrency=concurrency,
+        max_new_tokens=max_new_tokens,
+        request_timeout=request_timeout,
+    )
+    typer.echo(str(result))
