@@ -14,7 +14,9 @@ from relreason.records import read_manifest
 
 def collect(out: Path) -> list[dict[str, Any]]:
     """Return one row per run folder under ``out``: model, benchmark, task (or language),
-    setting (or method), accuracy, n, failed, complete, folder. Sorted for a stable report."""
+    setting (or method), accuracy, n, failed, complete, folder (and for ``--permute`` runs:
+    permute, consistency, all_orders (right in every order), top_position (the share of the
+    position chosen most)). Sorted for a stable report."""
     rows = []
     for manifest_path in sorted(Path(out).rglob("manifest.json")):
         folder = manifest_path.parent
@@ -36,9 +38,25 @@ def collect(out: Path) -> list[dict[str, Any]]:
                 "failed": summary.get("failed", 0),
                 "complete": manifest.get("status") == "complete",
                 "folder": str(folder),
+                **_permutation_columns(description, summary),
             }
         )
     return rows
+
+
+def _permutation_columns(
+    description: Mapping[str, Any], summary: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A ``--permute`` run's order probe figures (nothing for other runs)."""
+    stats = (summary.get("extra") or {}).get("permutation")
+    if not description.get("permute") or not isinstance(stats, dict):
+        return {}
+    return {
+        "permute": description["permute"],
+        "consistency": stats.get("consistency"),
+        "all_orders": stats.get("all_orders_correct"),
+        "top_position": max((stats.get("chosen_position") or {}).values(), default=None),
+    }
 
 
 def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -46,6 +64,8 @@ def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
     columns = ["model", "benchmark", "task", "setting", "accuracy", "n", "failed", "paper"]
     if any("paper_model" in row for row in rows):
         columns += ["paper_model", "delta"]
+    if any("permute" in row for row in rows):
+        columns += ["permute", "consistency", "all_orders", "top_position"]
     cells = [[_fmt(row.get(c)) for c in columns] for row in rows]
     widths = [
         max(len(c), *(len(r[i]) for r in cells)) if cells else len(c) for i, c in enumerate(columns)
