@@ -101,15 +101,15 @@ def test_sweep_spans_compose(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     sweep.write_text(
         f"out: {tmp_path / 'sweep'}\nmodels: [first]\n"
         "runs:\n  - {benchmark: compose, language: [en, fr], method: zs}\n"
-        "options: {limit: 8}\n"
+        "options: {limit: 8, permute: reverse}\n"
     )
     cli(["sweep", str(sweep), "--no-progress"])
     capsys.readouterr()
     cli(["report", str(tmp_path / "sweep"), "--json"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert sorted((r["task"], r["setting"], r["n"]) for r in rows) == [
-        ("en", "zs", 8),
-        ("fr", "zs", 8),
+    assert sorted((r["task"], r["setting"], r["n"], r["permute"]) for r in rows) == [
+        ("en", "zs", 8, "reverse"),
+        ("fr", "zs", 8, "reverse"),
     ]
 
 

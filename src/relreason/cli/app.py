@@ -78,9 +78,15 @@ def _prompts_command(bench: Benchmark) -> Callable[..., None]:
 def _score_command(bench: Benchmark) -> Callable[..., None]:
     @with_params(bench, reading=True)
     def command(
-        params: Any, responses: ResponsesOpt, out: OutOpt, data_dir: DataDir = None
+        params: Any,
+        responses: ResponsesOpt,
+        out: OutOpt,
+        permute: PermuteOpt = None,
+        data_dir: DataDir = None,
     ) -> None:
-        task = bench.build_task(params, data_dir)
+        from relreason.benchmarks.permute import permuted
+
+        task = permuted(bench.build_task(params, data_dir), permute)
         _score_and_report(task, responses, out, strict=task.strict)
 
     command.__doc__ = (

@@ -96,6 +96,7 @@ class SweepOptions(BaseModel):
     request_timeout: float = Field(default=60.0, gt=0)
     use_cache: bool = True
     limit: int | None = Field(default=None, ge=0)
+    permute: str | None = None
 
     def run_options(self, show_progress: bool, task: Task | None = None) -> RunOptions:
         """Return the :class:`RunOptions` these options stand for (the task's own generation
@@ -254,6 +255,10 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
             try:
                 params = benchmark.params(**cell)
                 task = benchmark.build_task(params, data_dir)
+                if sweep.options.permute is not None:
+                    from relreason.benchmarks.permute import permuted
+
+                    task = permuted(task, sweep.options.permute)
             except DataError:
                 raise
             except RelreasonError as error:
