@@ -138,6 +138,9 @@ class Task:
     ``max_new_tokens`` is the generation length a run uses unless the user sets one: enough
     for the answer the prompt asks for (a letter, or a chain of thought), no more.
     ``strict``: a run or score that leaves some answers unread exits 1 (ConvRe ``--mode strict``).
+    ``reader`` names the rule ``scorer`` reads answers by (``sound``, ``official:gpt-chat``,
+    ``robust``, ``paper``); ``alt_scorer`` is a second rule (``alt_reader``) every record is
+    also read by, so that summaries can show how much of a score is the reading rule's doing.
     """
 
     benchmark: str
@@ -149,6 +152,9 @@ class Task:
     group_by: tuple[str, ...] = ()
     max_new_tokens: int = 512
     strict: bool = False
+    reader: str = "sound"
+    alt_scorer: Scorer | None = None
+    alt_reader: str | None = None
 
     def continuations(self, item: EvalItem) -> dict[str, str]:
         """The continuation scored for each choice letter: ``" A"``, ``" B"``, ..."""

@@ -216,7 +216,8 @@ async def aresume_run(
     if task is None:
         from relreason.benchmarks.registry import task_from_description
 
-        task = task_from_description(description, data_dir)
+        api = str(model_options.get("api") or "chat")
+        task = task_from_description(description, data_dir, spec=spec, api=api)
     if backend is None:
         from relreason.models.registry import load_backend
 

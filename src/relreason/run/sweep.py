@@ -251,14 +251,18 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
         except UsageError as error:
             raise DataError(str(path), str(error), item=f"runs[{position}]") from None
         for cell in _cells(entry):
-            try:
-                params = benchmark.params(**cell)
-                task = benchmark.build_task(params, data_dir)
-            except DataError:
-                raise
-            except RelreasonError as error:
-                raise DataError(str(path), str(error), item=f"runs[{position}]") from None
+            tasks: dict[Any, Task] = {}
             for model in models:
+                try:
+                    params = benchmark.params(**cell)
+                    params = benchmark.for_model(params, model.spec, model.api or "chat")
+                    if params not in tasks:
+                        tasks[params] = benchmark.build_task(params, data_dir)
+                except DataError:
+                    raise
+                except RelreasonError as error:
+                    raise DataError(str(path), str(error), item=f"runs[{position}]") from None
+                task = tasks[params]
                 out_dir = sweep.out / _slug(model.spec) / benchmark.run_name(params)
                 if out_dir in seen:
                     continue
