@@ -131,3 +131,56 @@ def test_official_family_follows_the_model(spec: str, api: str, family: str | No
     convre = get("convre")
     params = convre.for_model(convre.params(task="re2text"), spec, api)
     assert params.family == family
+
+
+@pytest.mark.server
+def test_cleanup_model_completes_the_paper_reading(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the paper's rule finds no letter or several, --cleanup-model asks a second model
+    the official clean-up question and reads its reply (a real local OpenAI-compatible server,
+    which answers a letter chosen from the prompt; no faults)."""
+    from servers.fault_server import FaultServer
+
+    responses = tmp_path / "responses.jsonl"
+    outputs = ["C", "no idea", "Between B and C, I pick B", "D"]
+    responses.write_text(
+        "".join(json.dumps({"index": i, "output": o}) + "\n" for i, o in enumerate(outputs))
+    )
+    plain, cleaned = tmp_path / "plain.jsonl", tmp_path / "cleaned.jsonl"
+    base = [
+        "score",
+        "mcr",
+        "--language",
+        "en",
+        "--method",
+        "zs",
+        "--mode",
+        "paper",
+        "--data-dir",
+        str(shared_data),
+        "--responses",
+        str(responses),
+    ]
+    assert cli([*base, "--out", str(plain)]) == 0
+    assert [r["method"] for r in records(plain)] == [
+        "paper_rule",
+        "paper_rule_cleanup",
+        "paper_rule_cleanup",
+        "paper_rule",
+    ]
+    with FaultServer(fault_rate=0.0) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-cleanup-000000")
+        assert cli([*base, "--out", str(cleaned), "--cleanup-model", "openai:fake"]) == 0
+        asked = sum(server.counts.values())
+    rows = records(cleaned)
+    assert asked == 2
+    assert [r["method"] for r in rows] == [
+        "paper_rule",
+        "paper_rule_cleaned",
+        "paper_rule_cleaned",
+        "paper_rule",
+    ]
+    assert all(r["answer"] in ("A", "B") for r in rows[1:3])
+    assert rows[0] == records(plain)[0]

@@ -125,6 +125,20 @@ Scorer = Callable[[EvalItem, Response], Extraction]
 
 
 @dataclass(frozen=True)
+class FollowUp:
+    """A second model asked about the items one reading left open, as the MCR paper did with
+    its clean-up model: ``needs(extraction)`` says whether an item's ``reader`` reading needs
+    it, ``request(item, output)`` builds the question, ``read(item, first, reply)`` gives the
+    final reading."""
+
+    model: str
+    reader: str
+    needs: Callable[[Extraction], bool]
+    request: Callable[[EvalItem, str], GenerationRequest]
+    read: Callable[[EvalItem, Extraction, Response], Extraction]
+
+
+@dataclass(frozen=True)
 class Task:
     """A benchmark under one setting: its items, how to score them, and what it is.
 
@@ -141,6 +155,7 @@ class Task:
     ``reader`` names the rule ``scorer`` reads answers by (``sound``, ``official:gpt-chat``,
     ``robust``, ``paper``); ``alt_scorer`` is a second rule (``alt_reader``) every record is
     also read by, so that summaries can show how much of a score is the reading rule's doing.
+    ``follow_up`` (MCR ``--cleanup-model``) asks a second model about items a reading left open.
     """
 
     benchmark: str
@@ -155,6 +170,7 @@ class Task:
     reader: str = "sound"
     alt_scorer: Scorer | None = None
     alt_reader: str | None = None
+    follow_up: FollowUp | None = None
 
     def continuations(self, item: EvalItem) -> dict[str, str]:
         """The continuation scored for each choice letter: ``" A"``, ``" B"``, ..."""
