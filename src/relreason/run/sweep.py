@@ -131,7 +131,7 @@ class SweepResult:
     rows: list[dict[str, Any]] = field(default_factory=list)
 
     def __str__(self) -> str:
-        from relreason.analysis.paper import format_rows
+        from relreason.analysis.runs_table import format_rows
 
         return format_rows(self.rows)
 
@@ -333,6 +333,6 @@ def run_sweep(
         sweep.out = out
     planned = plan_sweep(sweep, path=Path(path), data_dir=data_dir)
     asyncio.run(_arun_sweep(planned, sweep.options, data_dir, show_progress))
-    from relreason.analysis.paper import collect
+    from relreason.analysis.runs_table import collect
 
     return SweepResult(collect(sweep.out))
