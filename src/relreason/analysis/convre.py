@@ -224,7 +224,9 @@ def wrong_overlap(
     part = _convre(runs)
     meta = part.runs[(part.runs["task"] == task) & (part.runs["setting"] == setting)
                      & ~part.runs["neutral"]]  # fmt: skip
-    items = part.items[part.items.get("label_relation", pd.Series(dtype=str)) == relation]
+    if "label_relation" not in part.items.columns:
+        raise NotPossible("the ConvRe records have no relation label")
+    items = part.items[part.items["label_relation"] == relation]
     if meta["subset"].nunique() > 1:  # compare like with like: the full set when it was run
         full = meta[~meta["subset"]]
         meta = full if full["model"].nunique() >= 2 else meta[meta["subset"]]

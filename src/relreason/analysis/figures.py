@@ -41,7 +41,8 @@ def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> s
         for (model, subset), group in mine.groupby(["model", "subset"]):
             group = group.sort_values("setting")
             ax.errorbar(group["setting"], group["accuracy"],
-                        yerr=[group["accuracy"] - group["lo"], group["hi"] - group["accuracy"]],
+                        yerr=[(group["accuracy"] - group["lo"]).clip(lower=0),
+                              (group["hi"] - group["accuracy"]).clip(lower=0)],
                         marker="o", ms=3, capsize=2, label=model + (" (subset)" if subset else ""))  # fmt: skip
         ax.axhline(0.5, color="0.5", ls=":", lw=0.8)
         ax.set(title=task, xlabel="setting #", ylabel="accuracy", ylim=(0, 1), xticks=range(1, 13))

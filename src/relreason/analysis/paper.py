@@ -27,13 +27,14 @@ def paper_models() -> list[str]:
 
 
 def check_compare(runs: Runs, compare: Mapping[str, str] | None) -> dict[str, str]:
-    """Return ``compare`` (run model spec -> paper model) with the papers' spelling.
+    """Return ``compare`` (run model spec -> paper model); paper names match without regard
+    to case (ConvRe spells ``gpt-4``, MCR ``GPT-4``: one name serves both).
 
     Raises ``UsageError`` listing the valid names when a spec is not a model of the runs or a
     paper model is unknown (names are matched without regard to case).
     """
     specs = sorted(set(runs.runs["model"]))
-    names = {m.lower(): m for m in paper_models()}
+    names = {m.lower() for m in paper_models()}
     checked = {}
     for spec, model in (compare or {}).items():
         if spec not in specs:
@@ -41,8 +42,8 @@ def check_compare(runs: Runs, compare: Mapping[str, str] | None) -> dict[str, st
                              + ", ".join(specs))  # fmt: skip
         if model.lower() not in names:
             raise UsageError(f"unknown paper model {model!r} in --compare; valid: "
-                             + ", ".join(sorted(names.values())))  # fmt: skip
-        checked[spec] = names[model.lower()]
+                             + ", ".join(paper_models()))  # fmt: skip
+        checked[spec] = model
     return checked
 
 
@@ -60,14 +61,14 @@ def beside_papers(runs: Runs, compare: Mapping[str, str]) -> Table:
     if not compare:
         raise NotPossible("no --compare SPEC=PAPER_MODEL was given")
     figures = published()
-    index = {(r.benchmark, str(r.task), str(r.setting), r.model): r.accuracy
+    index = {(r.benchmark, str(r.task), str(r.setting), str(r.model).lower()): r.accuracy
              for r in figures.itertuples()}  # fmt: skip
     rows, drill = [], {}
     for _, run in runs.runs.iterrows():
         model = compare.get(run["model"])
         if model is None or run["neutral"]:
             continue
-        paper = index.get((*_cell_of(run), model))
+        paper = index.get((*_cell_of(run), model.lower()))
         if paper is None:
             continue
         cell = accuracy_cell(runs.items.loc[runs.items["run_id"] == run["run_id"], "correct"])

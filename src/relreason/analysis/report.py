@@ -113,9 +113,9 @@ def build_report(
     published = paper.published()
     _try(report, "Beside the papers", lambda: paper.beside_papers(runs, report.compare))
 
-    mapped = set(report.compare.values())
+    mapped = {m.lower() for m in report.compare.values()}
     convre_paper = published[(published["benchmark"] == "convre")]
-    shown_paper = convre_paper[convre_paper["model"].isin(mapped)] if mapped else convre_paper
+    shown_paper = convre_paper[convre_paper["model"].str.lower().isin(mapped)] if mapped else convre_paper
     t9 = _try(report, "ConvRe Table 9", lambda: convre.table9(runs))
     if t9 is not None:
         t9.figure = figures.lines_by_setting(t9.data, shown_paper)

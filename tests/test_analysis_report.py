@@ -1,0 +1,83 @@
+"""The whole report: --compare validation, partial runs marked, text formats, exports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from analysis_runs import answers, convre_description, mcr_description, write_run
+
+from relreason.analysis import build_report, export_items, format_table
+from relreason.errors import UsageError
+
+
+@pytest.fixture()
+def folder(tmp_path: Path) -> Path:
+    write_run(tmp_path / "runs", "m/s1", "openai:gpt-4", convre_description("re2text", 1),
+              answers("ABAB", "ABAB", relation="hypernym"), limit=4, n_items=1240)  # fmt: skip
+    write_run(tmp_path / "runs", "m/mcr", "openai:gpt-4", mcr_description("en", "zs"),
+              answers("ABCD", "ABCA", categories=["Other"], n_options=4))  # fmt: skip
+    return tmp_path / "runs"
+
+
+def test_unknown_compare_names_list_the_valid_ones(folder: Path) -> None:
+    with pytest.raises(UsageError, match=r"unknown paper model 'gpt-5'.*gpt-4"):
+        build_report(folder, {"openai:gpt-4": "gpt-5"}, texts=False)
+    with pytest.raises(UsageError, match=r"unknown model spec 'gpt4' in --compare; the runs hold: openai:gpt-4"):
+        build_report(folder, {"gpt4": "gpt-4"}, texts=False)
+
+
+def test_partial_run_is_marked_beside_the_paper(folder: Path) -> None:
+    report = build_report(folder, {"openai:gpt-4": "GPT-4"}, texts=False)
+    assert report.compare == {"openai:gpt-4": "GPT-4"}
+    # GPT-4 is spelt "gpt-4" in ConvRe's table and "GPT-4" in MCR's: case-insensitive match
+    report = build_report(folder, {"openai:gpt-4": "gpt-4"}, texts=False)
+    table = next(t for t in report.tables() if t.key == "paper_compare").data.set_index("task")
+    assert table.loc["re2text", "paper"] == 0.987  # Table 9, gpt-4, re2text 1#
+    assert table.loc["re2text", "partial"]
+    assert "PARTIAL (4 of 1240 items, limit 4)" in table.loc["re2text", "mark"]
+    assert table.loc["en", "paper"] == pytest.approx(0.612)  # Table 4, GPT-4, EN, ZS
+    assert table.loc["en", "delta"] == pytest.approx(0.75 - 0.612)
+    shown = next(t for t in report.tables() if t.key == "convre_table9").shown
+    assert shown.iloc[0]["1#"].endswith("*")
+
+
+def test_every_section_is_a_table_or_a_reason(folder: Path) -> None:
+    report = build_report(folder, texts=False)
+    titles = [s.title for s in report.sections]
+    assert "ConvRe Table 9" in titles and "MCR Table 4" in titles
+    for section in report.sections:
+        assert (section.table is None) != (section.reason is None)
+    reasons = {s.title: s.reason for s in report.sections if s.reason}
+    assert "Table 7" in reasons["ConvRe Table 7"]
+    assert "not available" in reasons["Reader audit"]
+
+
+def test_formats(folder: Path) -> None:
+    report = build_report(folder, texts=False)
+    table = next(t for t in report.tables() if t.key == "mcr_table4")
+    markdown = format_table(table, "markdown")
+    assert "| openai:gpt-4 | zs | 75.00 |" in markdown
+    latex = format_table(table, "latex")
+    assert r"\begin{tabular}" in latex and "openai:gpt-4 & zs & 75.00" in latex
+    rows = json.loads(format_table(table, "json"))["rows"]
+    assert rows[0]["accuracy"] == 0.75
+    assert format_table(table, "csv").splitlines()[0].startswith("model,method,language,n")
+    with pytest.raises(UsageError, match="markdown, csv, latex, json"):
+        format_table(table, "xml")
+    assert "not possible" in report.format("markdown")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_export_items(folder: Path, tmp_path: Path, fmt: str) -> None:
+    out = export_items(folder, tmp_path / f"items.{fmt}", format=fmt)
+    frame = pd.read_csv(out) if fmt == "csv" else pd.read_parquet(out)
+    assert len(frame) == 8
+    assert set(frame["model"]) == {"openai:gpt-4"}
+    mcr = frame[frame["benchmark"] == "mcr"]
+    assert list(mcr["correct"]) == [True, True, True, False]
+    assert json.loads(mcr["label_categories"].iloc[0]) == ["Other"]
+    with pytest.raises(UsageError, match="csv, parquet"):
+        export_items(folder, tmp_path / "x", format="xlsx")
