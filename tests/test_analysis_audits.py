@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from analysis_runs import answers, convre_description, record, write_run
 
+from analysis_runs import answers, convre_description, record, write_run
 from relreason.analysis import load_runs
 from relreason.analysis.audits import position_audit, reader_audit, status_counts
 from relreason.analysis.table import NotPossible
@@ -22,11 +22,21 @@ def test_all_a_model_is_flagged(tmp_path: Path) -> None:
 
 
 def test_status_counts(tmp_path: Path) -> None:
-    write_run(tmp_path, "r", "m", convre_description("re2text", 1),
-              [*answers("AB", "A-"), record(2, "A", None, status="failed")])  # fmt: skip
+    write_run(
+        tmp_path,
+        "r",
+        "m",
+        convre_description("re2text", 1),
+        [*answers("AB", "A-"), record(2, "A", None, status="failed")],
+    )
     row = status_counts(load_runs(tmp_path)).data.iloc[0]
     assert (row["n"], row["correct"], row["no_answer"], row["failed"], row["wrong"]) == (
-        3, 1, 1, 1, 0)
+        3,
+        1,
+        1,
+        1,
+        0,
+    )
 
 
 def test_reader_audit_absent_then_present(tmp_path: Path) -> None:

@@ -5,18 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from analysis_runs import answers, convre_description, record, write_run
 
-from relreason.analysis import load_runs
+from analysis_runs import answers, convre_description, record, write_run
 from relreason.analysis import convre as cv
+from relreason.analysis import load_runs
 from relreason.analysis.table import NotPossible
 
 REL = ["hypernym", "hypernym", "has part", "has part"]
 
 
 def _labelled(golds: str, given: str) -> list[dict]:
-    return [record(i, g, a, relation=REL[i], source="WN18RR/WordNet" if i < 2 else "ConceptNet")
-            for i, (g, a) in enumerate(zip(golds, given, strict=True))]  # fmt: skip
+    return [
+        record(i, g, a, relation=REL[i], source="WN18RR/WordNet" if i < 2 else "ConceptNet")
+        for i, (g, a) in enumerate(zip(golds, given, strict=True))
+    ]
 
 
 @pytest.fixture()
@@ -25,11 +27,21 @@ def folder(tmp_path: Path) -> Path:
     write_run(tmp_path, "m1/s1", "m1", convre_description("re2text", 1), _labelled("ABAB", "ABAB"))
     write_run(tmp_path, "m1/s3", "m1", convre_description("re2text", 3), _labelled("ABAB", "BAAB"))
     # the subset (items 0, 1): right on item 0 only (1/2)
-    write_run(tmp_path, "m1/s1-subset", "m1", convre_description("re2text", 1, subset=True),
-              _labelled("AB", "AA"))  # fmt: skip
+    write_run(
+        tmp_path,
+        "m1/s1-subset",
+        "m1",
+        convre_description("re2text", 1, subset=True),
+        _labelled("AB", "AA"),
+    )
     # neutral naming, setting 1, full set: right on items 0 and 2 (2/4)
-    write_run(tmp_path, "m1/s1-neutral", "m1", convre_description("re2text", 1, neutral=True),
-              _labelled("ABAB", "AAAA"))  # fmt: skip
+    write_run(
+        tmp_path,
+        "m1/s1-neutral",
+        "m1",
+        convre_description("re2text", 1, neutral=True),
+        _labelled("ABAB", "AAAA"),
+    )
     return tmp_path
 
 
@@ -86,8 +98,13 @@ def test_neutral_vs_normal_table7(folder: Path) -> None:
 def test_wrong_overlap_table8(tmp_path: Path) -> None:
     # hypernym, re2text 4#: m1 wrong on items 0, 1; m2 on 1, 2; m3 on none
     for model, given in (("m1", "BBAA"), ("m2", "ABBA"), ("m3", "AAAA")):
-        write_run(tmp_path, model, model, convre_description("re2text", 4),
-                  answers("AAAA", given, relation="hypernym"))  # fmt: skip
+        write_run(
+            tmp_path,
+            model,
+            model,
+            convre_description("re2text", 4),
+            answers("AAAA", given, relation="hypernym"),
+        )
     table = cv.wrong_overlap(load_runs(tmp_path)).data.set_index("model")
     assert list(table["accuracy"]) == [0.5, 0.5, 1.0]
     assert table.loc["m1", "m2"] == 0.25  # item 1 of 4
@@ -100,7 +117,9 @@ def pd_isna(value: object) -> bool:
 
 
 def test_not_possible_reasons(tmp_path: Path) -> None:
-    write_run(tmp_path, "only", "m1", convre_description("text2re", 2), answers("AB", "AB", relation="x"))
+    write_run(
+        tmp_path, "only", "m1", convre_description("text2re", 2), answers("AB", "AB", relation="x")
+    )
     runs = load_runs(tmp_path)
     with pytest.raises(NotPossible, match="differ in exactly one knob"):
         cv.contrasts(runs)

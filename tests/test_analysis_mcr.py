@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from analysis_runs import answers, mcr_description, record, write_run
 from hypothesis import given
 from hypothesis import strategies as st
 
-from relreason.analysis import load_runs
-from relreason.analysis import mcr
+from analysis_runs import answers, mcr_description, record, write_run
+from relreason.analysis import load_runs, mcr
 from relreason.analysis.convre import by_label
 from relreason.analysis.relations import count_relations
 from relreason.analysis.table import NotPossible
@@ -20,7 +19,10 @@ from relreason.analysis.table import NotPossible
     ("question", "count"),
     [
         ("Wilson is Jack's leader, and Amy is Wilson's leader. What is Jack to Amy?", 2),
-        ("Mike is William's son, Bai is Mike's daughter, Mary is William's wife. Mary is Bai's?", 3),
+        (
+            "Mike is William's son, Bai is Mike's daughter, Mary is William's wife. Mary is Bai's?",
+            3,
+        ),
         ("Rosie is 8 years old. Mike is 2 years younger than Rosie. How old is Mike?", 2),
         ("Is my brother's son my nephew?", None),
         ("草鱼属于鲤形目，鲤形目属于辐鳍鱼亚纲。草鱼属于什么纲？", 2),
@@ -48,16 +50,17 @@ def folder(tmp_path: Path) -> Path:
     opts = [3, 3, 4, 4]
 
     def recs(given: str) -> list[dict]:
-        return [record(i, g, a, categories=cats[i], n_options=opts[i], item_id=f"en/{i}")
-                for i, (g, a) in enumerate(zip("ABCD", given, strict=True))]  # fmt: skip
+        return [
+            record(i, g, a, categories=cats[i], n_options=opts[i], item_id=f"en/{i}")
+            for i, (g, a) in enumerate(zip("ABCD", given, strict=True))
+        ]
 
     # m1: right on 0, 1, 2 (3/4); m2: right on 0 (1/4); m1 zh: 2/4
     write_run(tmp_path, "m1/en-zs", "m1", mcr_description("en", "zs"), recs("ABCA"))
     write_run(tmp_path, "m2/en-zs", "m2", mcr_description("en", "zs"), recs("AAAA"))
     write_run(tmp_path, "m1/zh-zs", "m1", mcr_description("zh", "zs"), recs("ABAA"))
     write_run(tmp_path, "m1/en-fs", "m1", mcr_description("en", "fs"), recs("ABCD"))
-    write_run(tmp_path, "m1/en-fs-english", "m1", mcr_description("en", "fs-english"),
-              recs("AAAA"))  # fmt: skip
+    write_run(tmp_path, "m1/en-fs-english", "m1", mcr_description("en", "fs-english"), recs("AAAA"))
     return tmp_path
 
 
@@ -82,7 +85,11 @@ def test_agreement_table5_with_kappa(folder: Path) -> None:
     # m1 right 0,1,2; m2 right 0: both 1/4, only m1 2/4, only m2 0, both wrong 1/4
     assert (row["model_a"], row["model_b"]) == ("m1", "m2")
     assert (row["both_right"], row["only_a_right"], row["only_b_right"], row["both_wrong"]) == (
-        0.25, 0.5, 0.0, 0.25)
+        0.25,
+        0.5,
+        0.0,
+        0.25,
+    )
     # observed 0.5; p_a .75, p_b .25: expected .1875 + .1875 = .375; kappa .125/.625 = 0.2
     assert row["kappa"] == pytest.approx(0.2)
     assert row["p_mcnemar"] == pytest.approx(0.5)
@@ -104,8 +111,12 @@ def test_relation_counts_need_questions(folder: Path) -> None:
     runs = load_runs(folder)
     with pytest.raises(NotPossible, match="questions are not available"):
         mcr.relation_counts(runs)
-    runs.items["question"] = ["A is B's son, B is C's son. Who?", "Is my mother's son my brother?",
-                              "A > B, B > C, C > D. Which?", "A > B, B > C, C > D. Which?"] * 5  # fmt: skip
+    runs.items["question"] = [
+        "A is B's son, B is C's son. Who?",
+        "Is my mother's son my brother?",
+        "A > B, B > C, C > D. Which?",
+        "A > B, B > C, C > D. Which?",
+    ] * 5
     table = mcr.relation_counts(runs)
     m1 = table.data[table.data["run_id"] == "m1/en-zs"].set_index("n_relations")
     assert (m1.loc[2, "accuracy"], m1.loc[3, "accuracy"]) == (1.0, 0.5)

@@ -7,25 +7,39 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from analysis_runs import answers, convre_description, mcr_description, write_run
 
+from analysis_runs import answers, convre_description, mcr_description, write_run
 from relreason.analysis import build_report, export_items, format_table
 from relreason.errors import UsageError
 
 
 @pytest.fixture()
 def folder(tmp_path: Path) -> Path:
-    write_run(tmp_path / "runs", "m/s1", "openai:gpt-4", convre_description("re2text", 1),
-              answers("ABAB", "ABAB", relation="hypernym"), limit=4, n_items=1240)  # fmt: skip
-    write_run(tmp_path / "runs", "m/mcr", "openai:gpt-4", mcr_description("en", "zs"),
-              answers("ABCD", "ABCA", categories=["Other"], n_options=4))  # fmt: skip
+    write_run(
+        tmp_path / "runs",
+        "m/s1",
+        "openai:gpt-4",
+        convre_description("re2text", 1),
+        answers("ABAB", "ABAB", relation="hypernym"),
+        limit=4,
+        n_items=1240,
+    )
+    write_run(
+        tmp_path / "runs",
+        "m/mcr",
+        "openai:gpt-4",
+        mcr_description("en", "zs"),
+        answers("ABCD", "ABCA", categories=["Other"], n_options=4),
+    )
     return tmp_path / "runs"
 
 
 def test_unknown_compare_names_list_the_valid_ones(folder: Path) -> None:
     with pytest.raises(UsageError, match=r"unknown paper model 'gpt-5'.*gpt-4"):
         build_report(folder, {"openai:gpt-4": "gpt-5"}, texts=False)
-    with pytest.raises(UsageError, match=r"unknown model spec 'gpt4' in --compare; the runs hold: openai:gpt-4"):
+    with pytest.raises(
+        UsageError, match=r"unknown model spec 'gpt4' in --compare; the runs hold: openai:gpt-4"
+    ):
         build_report(folder, {"gpt4": "gpt-4"}, texts=False)
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from analysis_runs import answers, convre_description, write_run
 from hypothesis import given
 from hypothesis import strategies as st
 
+from analysis_runs import answers, convre_description, write_run
 from relreason.analysis import load_runs
 from relreason.analysis.paper import published
 from relreason.analysis.scaling import (
@@ -59,8 +59,9 @@ def test_paper_flan_t5_re2text_setting1_is_inverted_u() -> None:
     # rise = .915 - max(.518, .794) = .121 > dip = min(.518, .794) - .518 = 0 -> inverted-U
     points = paper_points(published().to_dict("records"))
     table = scaling_trends(points).data
-    row = table[(table["family"] == "Flan-T5") & (table["task"] == "re2text")
-                & (table["setting"] == 1)].iloc[0]  # fmt: skip
+    row = table[
+        (table["family"] == "Flan-T5") & (table["task"] == "re2text") & (table["setting"] == 1)
+    ].iloc[0]
     assert row["trend"] == "inverted-U"
 
 
@@ -69,8 +70,10 @@ def test_run_points_use_given_or_named_sizes(tmp_path: Path) -> None:
     write_run(tmp_path, "b", "big", convre_description("re2text", 1), answers("AB", "AB"))
     runs = load_runs(tmp_path)
     points = run_points(runs, {"big": 7e9})
-    assert sorted(zip(points["size"], points["accuracy"], strict=True)) == [(135e6, 0.5),
-                                                                            (7e9, 1.0)]  # fmt: skip
+    assert sorted(zip(points["size"], points["accuracy"], strict=True)) == [
+        (135e6, 0.5),
+        (7e9, 1.0),
+    ]
     assert scaling_trends(points).data.iloc[0]["trend"] == "positive"
     with pytest.raises(NotPossible, match="size"):
         scaling_trends(run_points(runs, {}).iloc[0:0])

@@ -51,9 +51,16 @@ def table9(runs: Runs) -> Table:
     for _, run in meta.iterrows():
         cell = _acc(part, run["run_id"])
         data_rows.append(
-            {"task": run["task"], "model": run["model"], "subset": run["subset"],
-             "setting": int(run["setting"]), **cell, "partial": run["partial"],
-             "limit": run["limit"], "run_id": run["run_id"]}  # fmt: skip
+            {
+                "task": run["task"],
+                "model": run["model"],
+                "subset": run["subset"],
+                "setting": int(run["setting"]),
+                **cell,
+                "partial": run["partial"],
+                "limit": run["limit"],
+                "run_id": run["run_id"],
+            }
         )
     data = pd.DataFrame(data_rows).sort_values(["task", "model", "subset", "setting"])
     shown_rows, drill = [], {}
@@ -70,8 +77,14 @@ def table9(runs: Runs) -> Table:
     columns = ["task", "model"] + [f"{s}#" for s in SETTINGS]
     shown = pd.DataFrame(shown_rows).reindex(columns=columns)
     note = "Accuracy [Wilson 95% interval]; * a partial run (a limit, or not finished)."
-    return Table("convre_table9", "ConvRe: accuracy per setting (paper Table 9)", data.reset_index(
-        drop=True), shown, note, drill)  # fmt: skip
+    return Table(
+        "convre_table9",
+        "ConvRe: accuracy per setting (paper Table 9)",
+        data.reset_index(drop=True),
+        shown,
+        note,
+        drill,
+    )
 
 
 def _knobs(run: Any) -> dict[str, Any]:
@@ -93,7 +106,8 @@ def contrasts(runs: Runs) -> Table:
     differ in exactly one knob (normal vs converse relation, regular vs hard text or examples,
     hint, shots), compared on the same triples with McNemar's exact test."""
     part = _convre(runs)
-    rows, drill = [], {}
+    rows: list[dict[str, Any]] = []
+    drill: dict[tuple[int, str], Drill] = {}
     groups = part.runs.groupby(["model", "task", "subset", "neutral"], sort=True)
     for (model, task, subset, neutral), group in groups:
         for (_, a), (_, b) in itertools.combinations(group.iterrows(), 2):
@@ -112,11 +126,23 @@ def contrasts(runs: Runs) -> Table:
             drill[(len(rows), "from")] = Drill((a["run_id"],))
             drill[(len(rows), "to")] = Drill((b["run_id"],))
             rows.append(
-                {"model": model, "task": task, "subset": subset, "neutral": neutral,
-                 "knob": knob, "from": f"{ka[knob]} ({_sid(a)})", "to": f"{kb[knob]} ({_sid(b)})",
-                 "n": pair.n, "acc_from": acc_a, "acc_to": acc_b, "diff": acc_b - acc_a,
-                 "only_from": pair.only_a, "only_to": pair.only_b, "p_mcnemar": pair.p_value,
-                 "partial": bool(a["partial"] or b["partial"])}  # fmt: skip
+                {
+                    "model": model,
+                    "task": task,
+                    "subset": subset,
+                    "neutral": neutral,
+                    "knob": knob,
+                    "from": f"{ka[knob]} ({_sid(a)})",
+                    "to": f"{kb[knob]} ({_sid(b)})",
+                    "n": pair.n,
+                    "acc_from": acc_a,
+                    "acc_to": acc_b,
+                    "diff": acc_b - acc_a,
+                    "only_from": pair.only_a,
+                    "only_to": pair.only_b,
+                    "p_mcnemar": pair.p_value,
+                    "partial": bool(a["partial"] or b["partial"]),
+                }
             )
     if not rows:
         raise NotPossible(
@@ -124,8 +150,13 @@ def contrasts(runs: Runs) -> Table:
             "(e.g. settings 1 and 3: normal vs converse)"
         )
     note = "Paired on the same triples; p: McNemar's exact two-sided test on discordant triples."
-    return Table("convre_contrasts", "ConvRe: paired contrasts between settings",
-                 pd.DataFrame(rows), note=note, drill=drill)  # fmt: skip
+    return Table(
+        "convre_contrasts",
+        "ConvRe: paired contrasts between settings",
+        pd.DataFrame(rows),
+        note=note,
+        drill=drill,
+    )
 
 
 def _sid(run: Any) -> str:
@@ -150,8 +181,9 @@ def by_label(runs: Runs, label: str, benchmark: str = "convre") -> Table:
         for value in values:
             cell = accuracy_cell(mine.loc[mine[column].astype(str) == value, "correct"])
             if cell["n"]:
-                data_rows.append({"run_id": run["run_id"], "model": run["model"],
-                                  label: value, **cell})  # fmt: skip
+                data_rows.append(
+                    {"run_id": run["run_id"], "model": run["model"], label: value, **cell}
+                )
                 row[value] = cell["accuracy"]
                 drill[(position, value)] = Drill((run["run_id"],), ((column, value),))
         shown_rows.append(row)
@@ -176,44 +208,85 @@ def subset_vs_full(runs: Runs) -> Table:
     """Table 6: for each model, task and setting run on both the full set and the 328-triple
     subset, both accuracies and their difference."""
     part = _convre(runs)
-    rows, drill = [], {}
+    rows: list[dict[str, Any]] = []
+    drill: dict[tuple[int, str], Drill] = {}
     for full, sub in _pairs_on(part, "subset"):
         a, b = _acc(part, full["run_id"]), _acc(part, sub["run_id"])
         drill[(len(rows), "full")] = Drill((full["run_id"],))
         drill[(len(rows), "subset")] = Drill((sub["run_id"],))
-        rows.append({"model": full["model"], "task": full["task"], "setting": int(full["setting"]),
-                     "full": a["accuracy"], "n_full": a["n"], "subset": b["accuracy"],
-                     "n_subset": b["n"], "diff": b["accuracy"] - a["accuracy"],
-                     "partial": bool(full["partial"] or sub["partial"])})  # fmt: skip
+        rows.append(
+            {
+                "model": full["model"],
+                "task": full["task"],
+                "setting": int(full["setting"]),
+                "full": a["accuracy"],
+                "n_full": a["n"],
+                "subset": b["accuracy"],
+                "n_subset": b["n"],
+                "diff": b["accuracy"] - a["accuracy"],
+                "partial": bool(full["partial"] or sub["partial"]),
+            }
+        )
     if not rows:
         raise NotPossible("no setting was run on both the full set and the subset (Table 6)")
-    return Table("convre_table6", "ConvRe: full set vs subset (paper Table 6)",
-                 pd.DataFrame(rows), drill=drill)  # fmt: skip
+    return Table(
+        "convre_table6",
+        "ConvRe: full set vs subset (paper Table 6)",
+        pd.DataFrame(rows),
+        drill=drill,
+    )
 
 
 def neutral_vs_normal(runs: Runs) -> Table:
     """Table 7: accuracy with the neutral name "relation R", and in parentheses its difference
     from normal naming under the same setting on the same triples (paired McNemar p beside)."""
     part = _convre(runs)
-    rows, shown, drill = [], [], {}
+    rows: list[dict[str, Any]] = []
+    shown: list[dict[str, Any]] = []
+    drill: dict[tuple[int, str], Drill] = {}
     for normal, neutral in _pairs_on(part, "neutral"):
-        pair = paired(part.items[part.items["run_id"] == normal["run_id"]],
-                      part.items[part.items["run_id"] == neutral["run_id"]])  # fmt: skip
+        pair = paired(
+            part.items[part.items["run_id"] == normal["run_id"]],
+            part.items[part.items["run_id"] == neutral["run_id"]],
+        )
         acc_normal = (pair.both + pair.only_a) / pair.n if pair.n else float("nan")
         acc_neutral = (pair.both + pair.only_b) / pair.n if pair.n else float("nan")
         diff = acc_neutral - acc_normal
         drill[(len(rows), "neutral (diff)")] = Drill((neutral["run_id"],))
         drill[(len(rows), "normal")] = Drill((normal["run_id"],))
-        base = {"model": neutral["model"], "task": neutral["task"],
-                "setting": int(neutral["setting"]), "subset": bool(neutral["subset"])}  # fmt: skip
-        rows.append({**base, "n": pair.n, "normal": acc_normal, "neutral": acc_neutral,
-                     "diff": diff, "p_mcnemar": pair.p_value})  # fmt: skip
-        shown.append({**base, "neutral (diff)": f"{acc_neutral:.3f} ({diff:+.3f})",
-                      "normal": f"{acc_normal:.3f}", "p": f"{pair.p_value:.3g}"})  # fmt: skip
+        base = {
+            "model": neutral["model"],
+            "task": neutral["task"],
+            "setting": int(neutral["setting"]),
+            "subset": bool(neutral["subset"]),
+        }
+        rows.append(
+            {
+                **base,
+                "n": pair.n,
+                "normal": acc_normal,
+                "neutral": acc_neutral,
+                "diff": diff,
+                "p_mcnemar": pair.p_value,
+            }
+        )
+        shown.append(
+            {
+                **base,
+                "neutral (diff)": f"{acc_neutral:.3f} ({diff:+.3f})",
+                "normal": f"{acc_normal:.3f}",
+                "p": f"{pair.p_value:.3g}",
+            }
+        )
     if not rows:
         raise NotPossible("no setting was run both with neutral naming and without (Table 7)")
-    return Table("convre_table7", 'ConvRe: neutral "relation R" vs normal naming (paper Table 7)',
-                 pd.DataFrame(rows), pd.DataFrame(shown), drill=drill)  # fmt: skip
+    return Table(
+        "convre_table7",
+        'ConvRe: neutral "relation R" vs normal naming (paper Table 7)',
+        pd.DataFrame(rows),
+        pd.DataFrame(shown),
+        drill=drill,
+    )
 
 
 def wrong_overlap(
@@ -222,8 +295,9 @@ def wrong_overlap(
     """Table 8: on one relation, task and setting, each model's accuracy and, for each pair of
     models, the share of the relation's triples both answered wrongly (of all its triples)."""
     part = _convre(runs)
-    meta = part.runs[(part.runs["task"] == task) & (part.runs["setting"] == setting)
-                     & ~part.runs["neutral"]]  # fmt: skip
+    meta = part.runs[
+        (part.runs["task"] == task) & (part.runs["setting"] == setting) & ~part.runs["neutral"]
+    ]
     if "label_relation" not in part.items.columns:
         raise NotPossible("the ConvRe records have no relation label")
     items = part.items[part.items["label_relation"] == relation]
@@ -249,7 +323,8 @@ def wrong_overlap(
             "(Table 8 needs two or more)"
         )
     names = sorted(wrong)
-    rows, drill = [], {}
+    rows: list[dict[str, Any]] = []
+    drill: dict[tuple[int, str], Drill] = {}
     for position, a in enumerate(names):
         row: dict[str, Any] = {"model": a, "accuracy": 1 - len(wrong[a]) / totals[a]}
         drill[(position, "accuracy")] = Drill((runs_of[a],), (("label_relation", relation),))

@@ -24,7 +24,7 @@ def items_table(directory: Path | str) -> pd.DataFrame:
     return frame
 
 
-def export_items(directory: Path | str, out: Path | str, format: str = "csv") -> Path:  # noqa: A002
+def export_items(directory: Path | str, out: Path | str, format: str = "csv") -> Path:
     """Write every item under ``directory`` to ``out`` as ``csv`` or ``parquet``; return ``out``.
 
     Raises ``UsageError`` for an unknown format or when Parquet support (pyarrow) is missing.

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections.abc import Sequence
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
 
 plt.rcParams["svg.fonttype"] = "none"  # text stays text: smaller files
 plt.rcParams["svg.hashsalt"] = "relreason"  # stable ids
@@ -23,6 +24,7 @@ def to_svg(fig: Figure) -> str:
     fig.savefig(buffer, format="svg", bbox_inches="tight")
     plt.close(fig)
     text = buffer.getvalue()
+    text = re.sub(r"<metadata>.*?</metadata>", "", text, flags=re.S)  # no date: stable output
     return text[text.index("<svg") :]
 
 
@@ -35,15 +37,29 @@ def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> s
         if paper is not None and not paper.empty:
             for model, group in paper[paper["task"] == task].groupby("model"):
                 group = group.sort_values("setting")
-                ax.plot(group["setting"], group["accuracy"], color="0.8", lw=0.8, zorder=1,
-                        label=f"paper: {model}" if paper["model"].nunique() <= 3 else None)  # fmt: skip
+                ax.plot(
+                    group["setting"],
+                    group["accuracy"],
+                    color="0.8",
+                    lw=0.8,
+                    zorder=1,
+                    label=f"paper: {model}" if paper["model"].nunique() <= 3 else None,
+                )
         mine = data[data["task"] == task]
         for (model, subset), group in mine.groupby(["model", "subset"]):
             group = group.sort_values("setting")
-            ax.errorbar(group["setting"], group["accuracy"],
-                        yerr=[(group["accuracy"] - group["lo"]).clip(lower=0),
-                              (group["hi"] - group["accuracy"]).clip(lower=0)],
-                        marker="o", ms=3, capsize=2, label=model + (" (subset)" if subset else ""))  # fmt: skip
+            ax.errorbar(
+                group["setting"],
+                group["accuracy"],
+                yerr=[
+                    (group["accuracy"] - group["lo"]).clip(lower=0),
+                    (group["hi"] - group["accuracy"]).clip(lower=0),
+                ],
+                marker="o",
+                ms=3,
+                capsize=2,
+                label=model + (" (subset)" if subset else ""),
+            )
         ax.axhline(0.5, color="0.5", ls=":", lw=0.8)
         ax.set(title=task, xlabel="setting #", ylabel="accuracy", ylim=(0, 1), xticks=range(1, 13))
         ax.legend(fontsize=6, loc="lower left")
@@ -86,8 +102,13 @@ def grouped_bars(data: pd.DataFrame, x: str, hue: Sequence[str], y: str = "accur
         mine = data[data["_hue"] == name].set_index(data[x].astype(str)[data["_hue"] == name])
         heights = [float(mine[y].get(v, float("nan"))) if v in mine.index else 0 for v in xs]
         ax.bar([j + i * width for j in range(len(xs))], heights, width, label=name)
-    ax.set_xticks([j + width * (len(hues) - 1) / 2 for j in range(len(xs))], xs, rotation=30,
-                  ha="right", fontsize=7)  # fmt: skip
+    ax.set_xticks(
+        [j + width * (len(hues) - 1) / 2 for j in range(len(xs))],
+        xs,
+        rotation=30,
+        ha="right",
+        fontsize=7,
+    )
     ax.set(ylabel=y, ylim=(0, 1))
     if len(hues) <= 12:
         ax.legend(fontsize=6)

@@ -2,8 +2,9 @@
 items (compact JSON, parsed by the inline script only when a drill-down opens) all in the page.
 
 Each run's items are one ``<script type="application/json">`` block: column names once, then
-one array per item; the prompt text common to all of a run's items (start and end) is stored once. Outputs
-longer than ``MAX_OUTPUT`` characters are cut (the cut is said in the text).
+one array per item; the prompt text common to all of a run's items (start and end) is stored
+once, and the rest of each prompt once per page. Outputs longer than ``MAX_OUTPUT`` characters
+are cut (the cut is said in the text).
 """
 
 from __future__ import annotations
@@ -24,8 +25,20 @@ from relreason.analysis.report import Report, build_report
 from relreason.analysis.table import Table, cell_text
 
 MAX_OUTPUT = 4000
-_ITEM_COLUMNS = ("index", "item_id", "gold", "answer", "status", "correct", "read_method",
-                 "output", "second_output", "error", "answer_official", "status_official")  # fmt: skip
+_ITEM_COLUMNS = (
+    "index",
+    "item_id",
+    "gold",
+    "answer",
+    "status",
+    "correct",
+    "read_method",
+    "output",
+    "second_output",
+    "error",
+    "answer_official",
+    "status_official",
+)
 
 
 def _json_script(element_id: str, data: Any) -> str:
@@ -53,9 +66,9 @@ def _cut(text: Any) -> Any:
 def _common_affixes(texts: list[str]) -> tuple[str, str]:
     if not texts:
         return "", ""
-    prefix = os.path.commonprefix(texts)
+    prefix = os.path.commonprefix(texts)  # noqa: RUF071 - characters are what we want
     rests = [t[len(prefix) :] for t in texts]
-    suffix = os.path.commonprefix([r[::-1] for r in rests])[::-1]
+    suffix = os.path.commonprefix([r[::-1] for r in rests])[::-1]  # noqa: RUF071
     return prefix, suffix
 
 
@@ -65,8 +78,11 @@ def run_payload(items: pd.DataFrame, pool: dict[str, int]) -> dict[str, Any]:
     filters on: relation for ConvRe, categories for MCR). The rest of each prompt is a number
     into ``pool`` (text -> number, shared by all runs, so a question is stored once)."""
     label_column = next((c for c in ("label_relation", "label_categories") if c in items), None)
-    extra = [c for c in ("label_relation", "label_categories", "label_source",
-                         "label_n_options") if c in items]  # fmt: skip
+    extra = [
+        c
+        for c in ("label_relation", "label_categories", "label_source", "label_n_options")
+        if c in items
+    ]
     prompts = [p for p in items.get("prompt_text", pd.Series(dtype=object)) if isinstance(p, str)]
     prefix, suffix = _common_affixes(prompts) if len(prompts) == len(items) else ("", "")
     cut = len(suffix)
@@ -110,16 +126,20 @@ def _page(report: Report, title: str) -> str:
         anchor = section.table.key if section.table is not None else f"s{number}"
         nav.append(f'<a href="#{anchor}">{html.escape(section.title)}</a>')
         if section.table is None:
-            sections.append(f'<section id="{anchor}"><h2>{html.escape(section.title)}</h2>'
-                            f'<p class="reason">Not possible: {html.escape(section.reason or "")}'
-                            "</p></section>")  # fmt: skip
+            sections.append(
+                f'<section id="{anchor}"><h2>{html.escape(section.title)}</h2>'
+                f'<p class="reason">Not possible: {html.escape(section.reason or "")}'
+                "</p></section>"
+            )
             continue
         table = section.table
         figure = f'<div class="fig">{table.figure}</div>' if table.figure else ""
         note = f'<p class="note">{html.escape(table.note)}</p>' if table.note else ""
-        sections.append(f'<section id="{anchor}"><h2>{html.escape(table.title)}</h2>'
-                        f'<div class="row"><div class="tbl">{_table_html(table, drills)}</div>'
-                        f"{figure}</div>{note}</section>")  # fmt: skip
+        sections.append(
+            f'<section id="{anchor}"><h2>{html.escape(table.title)}</h2>'
+            f'<div class="row"><div class="tbl">{_table_html(table, drills)}</div>'
+            f"{figure}</div>{note}</section>"
+        )
     runs = report.runs
     index = {run_id: n for n, run_id in enumerate(runs.runs["run_id"])}
     pool: dict[str, int] = {}

@@ -36,11 +36,15 @@ function runData(id){
   }
   return cache[id];
 }
-function esc(s){return String(s).replace(/[&<>"]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));}
+const ENT = {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'};
+function esc(s){ return String(s).replace(/[&<>"]/g, c => ENT[c]); }
 function matches(item, where){
   for(const k in where){
     const want = where[k];
-    if(k === '_differs'){ if((item.answer||'') === (item.answer_official||'')) return false; continue; }
+    if(k === '_differs'){
+      if((item.answer || '') === (item.answer_official || '')) return false;
+      continue;
+    }
     const v = item[k];
     if(Array.isArray(v)){ if(!v.map(String).includes(String(want))) return false; }
     else if(String(v) !== String(want)) return false;
@@ -76,7 +80,8 @@ function open(n){
   document.getElementById('p-title').textContent = drill.runs.join(', ') +
     (Object.keys(drill.where).length ? ' | ' + JSON.stringify(drill.where) : '');
   const statuses = [...new Set(current.map(i => i.status))].sort();
-  const labels = [...new Set(current.flatMap(i => Array.isArray(i.label) ? i.label : [i.label]).filter(v => v != null))].map(String).sort();
+  const all = current.flatMap(i => Array.isArray(i.label) ? i.label : [i.label]);
+  const labels = [...new Set(all.filter(v => v != null).map(String))].sort();
   fill(document.getElementById('f-status'), statuses, 'status');
   fill(document.getElementById('f-label'), labels, 'relation/category');
   document.getElementById('f-correct').value = '';
@@ -109,7 +114,9 @@ function detail(tr){
   const next = tr.nextElementSibling;
   if(next && next.classList.contains('detail')){ next.remove(); return; }
   const it = document.getElementById('p-body')._rows[Number(tr.dataset.k)];
-  const prompt = it.prompt == null ? '(prompt not available: the data files were not found)' : (it._prefix || '') + text(it.prompt) + it._suffix;
+  const prompt = it.prompt == null
+    ? '(prompt not available: the data files were not found)'
+    : (it._prefix || '') + text(it.prompt) + it._suffix;
   const html = '<tr class="detail"><td colspan="8"><b>prompt</b><pre>' + esc(prompt) +
     '</pre><b>output</b><pre>' + esc(it.output ?? '') + '</pre>' +
     (it.second_output ? '<b>second output</b><pre>' + esc(it.second_output) + '</pre>' : '') +
@@ -128,7 +135,9 @@ document.addEventListener('click', e => {
 ['f-status', 'f-label', 'f-correct'].forEach(id =>
   document.getElementById(id).addEventListener('change', () => render()));
 document.getElementById('p-more').addEventListener('click', () => render(true));
-document.getElementById('p-close').addEventListener('click', () => { document.getElementById('panel').hidden = true; });
+document.getElementById('p-close').addEventListener('click', () => {
+  document.getElementById('panel').hidden = true;
+});
 document.body.dataset.ready = '1';
 })();
 """

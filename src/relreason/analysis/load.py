@@ -22,11 +22,32 @@ from relreason.errors import UsageError
 from relreason.results import MANIFEST, SUMMARY, load_records, read_manifest
 
 RUN_COLUMNS = (
-    "run_id", "folder", "benchmark", "task_name", "model", "size", "task", "setting",
-    "prompt", "relation", "n_shot", "example_type", "text_type", "subset", "neutral",
-    "language", "method", "mode", "scoring", "limit", "n_items", "n_records", "complete",
-    "partial", "description",
-)  # fmt: skip
+    "run_id",
+    "folder",
+    "benchmark",
+    "task_name",
+    "model",
+    "size",
+    "task",
+    "setting",
+    "prompt",
+    "relation",
+    "n_shot",
+    "example_type",
+    "text_type",
+    "subset",
+    "neutral",
+    "language",
+    "method",
+    "mode",
+    "scoring",
+    "limit",
+    "n_items",
+    "n_records",
+    "complete",
+    "partial",
+    "description",
+)
 _OFFICIAL_NESTS = ("official", "official_reading", "reading_official")
 _SIZE = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*([bBmM])(?![A-Za-z])")
 

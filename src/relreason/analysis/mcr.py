@@ -37,8 +37,16 @@ def table4(runs: Runs) -> Table:
         accs = []
         for _, run in group.iterrows():
             cell = accuracy_cell(part.items.loc[part.items["run_id"] == run["run_id"], "correct"])
-            data_rows.append({"model": model, "method": method, "language": run["language"],
-                              **cell, "partial": run["partial"], "run_id": run["run_id"]})  # fmt: skip
+            data_rows.append(
+                {
+                    "model": model,
+                    "method": method,
+                    "language": run["language"],
+                    **cell,
+                    "partial": run["partial"],
+                    "run_id": run["run_id"],
+                }
+            )
             column = str(run["language"]).upper()
             row[column] = f"{100 * cell['accuracy']:.2f}" + (" *" if run["partial"] else "")
             drill[(position, column)] = Drill((run["run_id"],))
@@ -49,8 +57,14 @@ def table4(runs: Runs) -> Table:
     columns = ["model", "method", "AVG", *(c.upper() for c in LANGUAGES)]
     shown = pd.DataFrame(shown_rows).reindex(columns=columns)
     note = "Accuracy (%); AVG over the languages run; * a partial run."
-    return Table("mcr_table4", "MCR: accuracy per language and method (paper Table 4)",
-                 pd.DataFrame(data_rows), shown, note, drill)  # fmt: skip
+    return Table(
+        "mcr_table4",
+        "MCR: accuracy per language and method (paper Table 4)",
+        pd.DataFrame(data_rows),
+        shown,
+        note,
+        drill,
+    )
 
 
 def relation_counts(runs: Runs) -> Table:
@@ -59,22 +73,36 @@ def relation_counts(runs: Runs) -> Table:
     not be counted. Needs the ``question`` column (see ``attach_texts``)."""
     part = _mcr(runs)
     if "question" not in part.items.columns or part.items["question"].isna().all():
-        raise NotPossible("the MCR questions are not available (the data files were not given or not found)")
+        raise NotPossible(
+            "the MCR questions are not available (the data files were not given or not found)"
+        )
     items = part.items.copy()
-    items["n_relations"] = [count_relations(q) if isinstance(q, str) else None
-                            for q in items["question"]]  # fmt: skip
+    items["n_relations"] = [
+        count_relations(q) if isinstance(q, str) else None for q in items["question"]
+    ]
     rows, shown_rows, drill = [], [], {}
     counts = sorted({int(c) for c in items["n_relations"].dropna()})
     for position, (_, run) in enumerate(part.runs.iterrows()):
         mine = items[items["run_id"] == run["run_id"]]
-        row = {"model": run_label(run), "language": run["language"], "method": run["method"],
-               "not counted": int(mine["n_relations"].isna().sum())}  # fmt: skip
+        row = {
+            "model": run_label(run),
+            "language": run["language"],
+            "method": run["method"],
+            "not counted": int(mine["n_relations"].isna().sum()),
+        }
         for count in counts:
             cell = accuracy_cell(mine.loc[mine["n_relations"] == count, "correct"])
             if cell["n"]:
-                rows.append({"run_id": run["run_id"], "model": run["model"],
-                             "language": run["language"], "method": run["method"],
-                             "n_relations": count, **cell})  # fmt: skip
+                rows.append(
+                    {
+                        "run_id": run["run_id"],
+                        "model": run["model"],
+                        "language": run["language"],
+                        "method": run["method"],
+                        "n_relations": count,
+                        **cell,
+                    }
+                )
                 row[str(count)] = f"{cell['accuracy']:.3f} (n={cell['n']})"
                 drill[(position, str(count))] = Drill((run["run_id"],), (("n_relations", count),))
         shown_rows.append(row)
@@ -82,8 +110,14 @@ def relation_counts(runs: Runs) -> Table:
         columns=["model", "language", "method", "not counted", *map(str, counts)]
     )
     note = "Relations counted from the question text (rule in relreason.analysis.relations)."
-    return Table("mcr_relations", "MCR: accuracy by number of relations (paper Figure 3)",
-                 pd.DataFrame(rows), shown, note, drill)  # fmt: skip
+    return Table(
+        "mcr_relations",
+        "MCR: accuracy by number of relations (paper Figure 3)",
+        pd.DataFrame(rows),
+        shown,
+        note,
+        drill,
+    )
 
 
 def agreement(runs: Runs, reference: str | None = None) -> Table:
@@ -91,28 +125,46 @@ def agreement(runs: Runs, reference: str | None = None) -> Table:
     questions both right, only one right, both wrong, with Cohen's kappa and McNemar's p.
     With ``reference`` (a model spec) only pairs with that model are shown (the paper: GPT-4)."""
     part = _mcr(runs)
-    rows, drill = [], {}
+    rows: list[dict[str, Any]] = []
+    drill: dict[tuple[int, str], Drill] = {}
     for (language, method), group in part.runs.groupby(["language", "method"]):
         for (_, a), (_, b) in itertools.combinations(group.iterrows(), 2):
             if reference is not None and reference not in (a["model"], b["model"]):
                 continue
             if reference is not None and b["model"] == reference:
                 a, b = b, a
-            pair = paired(part.items[part.items["run_id"] == a["run_id"]],
-                          part.items[part.items["run_id"] == b["run_id"]])  # fmt: skip
+            pair = paired(
+                part.items[part.items["run_id"] == a["run_id"]],
+                part.items[part.items["run_id"] == b["run_id"]],
+            )
             if not pair.n:
                 continue
             drill[(len(rows), "model_a")] = Drill((a["run_id"],))
             drill[(len(rows), "model_b")] = Drill((b["run_id"],))
-            rows.append({"language": language, "method": method, "model_a": a["model"],
-                         "model_b": b["model"], "n": pair.n, "both_right": pair.both / pair.n,
-                         "only_a_right": pair.only_a / pair.n,
-                         "only_b_right": pair.only_b / pair.n, "both_wrong": pair.neither / pair.n,
-                         "kappa": pair.kappa, "p_mcnemar": pair.p_value})  # fmt: skip
+            rows.append(
+                {
+                    "language": language,
+                    "method": method,
+                    "model_a": a["model"],
+                    "model_b": b["model"],
+                    "n": pair.n,
+                    "both_right": pair.both / pair.n,
+                    "only_a_right": pair.only_a / pair.n,
+                    "only_b_right": pair.only_b / pair.n,
+                    "both_wrong": pair.neither / pair.n,
+                    "kappa": pair.kappa,
+                    "p_mcnemar": pair.p_value,
+                }
+            )
     if not rows:
         raise NotPossible("no MCR language and method was run by two or more models (Table 5)")
-    return Table("mcr_table5", "MCR: agreement between models on the same questions (Table 5)",
-                 pd.DataFrame(rows), note="Shares of the shared questions.", drill=drill)
+    return Table(
+        "mcr_table5",
+        "MCR: agreement between models on the same questions (Table 5)",
+        pd.DataFrame(rows),
+        note="Shares of the shared questions.",
+        drill=drill,
+    )
 
 
 def exemplar_ablation(runs: Runs) -> Table:
@@ -120,7 +172,9 @@ def exemplar_ablation(runs: Runs) -> Table:
     (fs-multilingual) exemplars, one row per (model, language)."""
     part = _mcr(runs)
     meta = part.runs[part.runs["method"].isin(["fs", "fs-english", "fs-multilingual"])]
-    rows, shown, drill = [], [], {}
+    rows: list[dict[str, Any]] = []
+    shown: list[dict[str, Any]] = []
+    drill: dict[tuple[int, str], Drill] = {}
     for position, ((model, language), group) in enumerate(meta.groupby(["model", "language"])):
         row = {"model": model, "language": language}
         for _, run in group.iterrows():
@@ -132,9 +186,14 @@ def exemplar_ablation(runs: Runs) -> Table:
     if meta["method"].nunique() < 2:
         raise NotPossible("fewer than two of fs, fs-english, fs-multilingual were run (Table 6)")
     columns = ["model", "language", "fs", "fs-multilingual", "fs-english"]
-    return Table("mcr_table6", "MCR: exemplar language, 5-shot (paper Table 6)",
-                 pd.DataFrame(rows), pd.DataFrame(shown).reindex(columns=columns),
-                 "Accuracy (%): native (fs), multilingual, English exemplars.", drill)  # fmt: skip
+    return Table(
+        "mcr_table6",
+        "MCR: exemplar language, 5-shot (paper Table 6)",
+        pd.DataFrame(rows),
+        pd.DataFrame(shown).reindex(columns=columns),
+        "Accuracy (%): native (fs), multilingual, English exemplars.",
+        drill,
+    )
 
 
 def by_options(runs: Runs) -> Table:
@@ -142,7 +201,8 @@ def by_options(runs: Runs) -> Table:
     part = _mcr(runs)
     if "label_n_options" not in part.items.columns:
         raise NotPossible("no MCR record has the n_options label")
-    rows, drill = [], {}
+    rows: list[dict[str, Any]] = []
+    drill: dict[tuple[int, str], Drill] = {}
     for _, run in part.runs.iterrows():
         mine = part.items[part.items["run_id"] == run["run_id"]]
         for count, group in mine.groupby("label_n_options"):
@@ -150,9 +210,21 @@ def by_options(runs: Runs) -> Table:
             drill[(len(rows), "accuracy")] = Drill(
                 (run["run_id"],), (("label_n_options", int(count)),)
             )
-            rows.append({"model": run_label(run), "language": run["language"],
-                         "method": run["method"], "n_options": int(count), "n": cell["n"],
-                         "accuracy": cell["accuracy"], "chance": 1 / int(count),
-                         "above_chance": cell["accuracy"] - 1 / int(count)})  # fmt: skip
-    return Table("mcr_options", "MCR: accuracy by number of options vs chance",
-                 pd.DataFrame(rows), drill=drill)  # fmt: skip
+            rows.append(
+                {
+                    "model": run_label(run),
+                    "language": run["language"],
+                    "method": run["method"],
+                    "n_options": int(count),
+                    "n": cell["n"],
+                    "accuracy": cell["accuracy"],
+                    "chance": 1 / int(count),
+                    "above_chance": cell["accuracy"] - 1 / int(count),
+                }
+            )
+    return Table(
+        "mcr_options",
+        "MCR: accuracy by number of options vs chance",
+        pd.DataFrame(rows),
+        drill=drill,
+    )

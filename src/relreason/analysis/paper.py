@@ -38,11 +38,13 @@ def check_compare(runs: Runs, compare: Mapping[str, str] | None) -> dict[str, st
     checked = {}
     for spec, model in (compare or {}).items():
         if spec not in specs:
-            raise UsageError(f"unknown model spec {spec!r} in --compare; the runs hold: "
-                             + ", ".join(specs))  # fmt: skip
+            raise UsageError(
+                f"unknown model spec {spec!r} in --compare; the runs hold: " + ", ".join(specs)
+            )
         if model.lower() not in names:
-            raise UsageError(f"unknown paper model {model!r} in --compare; valid: "
-                             + ", ".join(paper_models()))  # fmt: skip
+            raise UsageError(
+                f"unknown paper model {model!r} in --compare; valid: " + ", ".join(paper_models())
+            )
         checked[spec] = model
     return checked
 
@@ -61,9 +63,12 @@ def beside_papers(runs: Runs, compare: Mapping[str, str]) -> Table:
     if not compare:
         raise NotPossible("no --compare SPEC=PAPER_MODEL was given")
     figures = published()
-    index = {(r.benchmark, str(r.task), str(r.setting), str(r.model).lower()): r.accuracy
-             for r in figures.itertuples()}  # fmt: skip
-    rows, drill = [], {}
+    index = {
+        (r.benchmark, str(r.task), str(r.setting), str(r.model).lower()): r.accuracy
+        for r in figures.itertuples()
+    }
+    rows: list[dict[str, Any]] = []
+    drill: dict[tuple[int, str], Drill] = {}
     for _, run in runs.runs.iterrows():
         model = compare.get(run["model"])
         if model is None or run["neutral"]:
@@ -74,21 +79,39 @@ def beside_papers(runs: Runs, compare: Mapping[str, str]) -> Table:
         cell = accuracy_cell(runs.items.loc[runs.items["run_id"] == run["run_id"], "correct"])
         marks = []
         if run["partial"]:
-            marks.append(f"PARTIAL ({cell['n']} of {run['n_items'] or '?'} items"
-                         + (f", limit {int(run['limit'])}" if pd.notna(run["limit"]) else "")
-                         + "): not comparable with the paper's full-set figure")  # fmt: skip
+            marks.append(
+                f"PARTIAL ({cell['n']} of {run['n_items'] or '?'} items"
+                + (f", limit {int(run['limit'])}" if pd.notna(run["limit"]) else "")
+                + "): not comparable with the paper's full-set figure"
+            )
         if run["subset"]:
             marks.append("subset (328 triples)")
         drill[(len(rows), "ours")] = Drill((run["run_id"],))
         benchmark, task, setting = _cell_of(run)
-        rows.append({"model": run["model"], "paper_model": model, "benchmark": benchmark,
-                     "task": task, "setting": setting, "ours": cell["accuracy"],
-                     "lo": cell["lo"], "hi": cell["hi"], "paper": paper,
-                     "delta": cell["accuracy"] - paper,
-                     "inside_ci": cell["lo"] <= paper <= cell["hi"],
-                     "partial": bool(run["partial"]), "mark": "; ".join(marks)})  # fmt: skip
+        rows.append(
+            {
+                "model": run["model"],
+                "paper_model": model,
+                "benchmark": benchmark,
+                "task": task,
+                "setting": setting,
+                "ours": cell["accuracy"],
+                "lo": cell["lo"],
+                "hi": cell["hi"],
+                "paper": paper,
+                "delta": cell["accuracy"] - paper,
+                "inside_ci": cell["lo"] <= paper <= cell["hi"],
+                "partial": bool(run["partial"]),
+                "mark": "; ".join(marks),
+            }
+        )
     if not rows:
         raise NotPossible("no run matches a cell the compared paper models have a figure for")
     note = "lo-hi: Wilson 95% interval of ours; PARTIAL runs are not the paper's full set."
-    return Table("paper_compare", "Beside the papers' published figures", pd.DataFrame(rows),
-                 note=note, drill=drill)  # fmt: skip
+    return Table(
+        "paper_compare",
+        "Beside the papers' published figures",
+        pd.DataFrame(rows),
+        note=note,
+        drill=drill,
+    )

@@ -3,6 +3,7 @@ figure, or the reason it is not possible; and print it (rich) or write it as tex
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,13 +116,15 @@ def build_report(
 
     mapped = {m.lower() for m in report.compare.values()}
     convre_paper = published[(published["benchmark"] == "convre")]
-    shown_paper = convre_paper[convre_paper["model"].str.lower().isin(mapped)] if mapped else convre_paper
+    shown_paper = (
+        convre_paper[convre_paper["model"].str.lower().isin(mapped)] if mapped else convre_paper
+    )
     t9 = _try(report, "ConvRe Table 9", lambda: convre.table9(runs))
     if t9 is not None:
         t9.figure = figures.lines_by_setting(t9.data, shown_paper)
     _try(report, "ConvRe contrasts", lambda: convre.contrasts(runs))
     for label in ("relation", "source"):
-        table = _try(report, f"ConvRe per {label}", lambda lab=label: convre.by_label(runs, lab))
+        table = _try(report, f"ConvRe per {label}", functools.partial(convre.by_label, runs, label))
         if table is not None and label == "source":
             _with_figure(table, lambda d: figures.grouped_bars(d, "source", ["model", "run_id"]))
     _try(report, "ConvRe Table 6", lambda: convre.subset_vs_full(runs))
@@ -141,11 +144,13 @@ def build_report(
     t4 = _try(report, "MCR Table 4", lambda: mcr.table4(runs))
     if t4 is not None:
         _with_figure(t4, lambda d: figures.grouped_bars(d, "language", ["model", "method"]))
-    categories = _try(report, "MCR per category",
-                      lambda: convre.by_label(runs, "categories", "mcr"))  # fmt: skip
+    categories = _try(
+        report, "MCR per category", lambda: convre.by_label(runs, "categories", "mcr")
+    )
     if categories is not None:
-        _with_figure(categories,
-                     lambda d: figures.grouped_bars(d, "categories", ["model", "run_id"]))  # fmt: skip
+        _with_figure(
+            categories, lambda d: figures.grouped_bars(d, "categories", ["model", "run_id"])
+        )
     counts = _try(report, "MCR relations", lambda: mcr.relation_counts(runs))
     if counts is not None:
         _with_figure(counts, lambda d: figures.grouped_bars(d, "n_relations", ["model", "run_id"]))
@@ -156,7 +161,8 @@ def build_report(
     _try(report, "Reader audit", lambda: audits.reader_audit(runs))
     position = _try(report, "Position audit", lambda: audits.position_audit(runs))
     if position is not None and len(position.data) <= 60:
-        _with_figure(position, lambda d: figures.grouped_bars(d, "letter", ["model", "run"],
-                                                              y="chosen"))  # fmt: skip
+        _with_figure(
+            position, lambda d: figures.grouped_bars(d, "letter", ["model", "run"], y="chosen")
+        )
     _try(report, "Status counts", lambda: audits.status_counts(runs))
     return report

@@ -72,9 +72,18 @@ def run_points(runs: Runs, sizes: Mapping[str, float] | None = None) -> pd.DataF
         if size is None or pd.isna(size) or pd.isna(run["setting"]) or run["neutral"]:
             continue
         cell = accuracy_cell(part.items.loc[part.items["run_id"] == run["run_id"], "correct"])
-        rows.append({"source": "runs", "family": "runs", "model": run["model"],
-                     "size": float(size), "task": run["task"], "setting": int(run["setting"]),
-                     "subset": bool(run["subset"]), "accuracy": cell["accuracy"]})  # fmt: skip
+        rows.append(
+            {
+                "source": "runs",
+                "family": "runs",
+                "model": run["model"],
+                "size": float(size),
+                "task": run["task"],
+                "setting": int(run["setting"]),
+                "subset": bool(run["subset"]),
+                "accuracy": cell["accuracy"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -86,9 +95,18 @@ def paper_points(figures: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         known = PAPER_SIZES.get(str(fig["model"]))
         if known is None:
             continue
-        rows.append({"source": "paper", "family": known[0], "model": fig["model"],
-                     "size": known[1], "task": fig["task"], "setting": int(fig["setting"]),
-                     "subset": False, "accuracy": float(fig["accuracy"])})  # fmt: skip
+        rows.append(
+            {
+                "source": "paper",
+                "family": known[0],
+                "model": fig["model"],
+                "size": known[1],
+                "task": fig["task"],
+                "setting": int(fig["setting"]),
+                "subset": False,
+                "accuracy": float(fig["accuracy"]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -104,14 +122,25 @@ def scaling_trends(points: pd.DataFrame, tol: float = 0.02) -> Table:
     for (source, family, task, setting), group in points.groupby(keys, sort=True):
         group = group.sort_values("size")
         pts = list(zip(group["size"], group["accuracy"], strict=True))
-        rows.append({"source": source, "family": family, "task": task, "setting": setting,
-                     "models": ", ".join(group["model"]), "accuracies": ", ".join(
-                         f"{a:.3f}" for a in group["accuracy"]),
-                     "trend": classify_trend(pts, tol)})  # fmt: skip
+        rows.append(
+            {
+                "source": source,
+                "family": family,
+                "task": task,
+                "setting": setting,
+                "models": ", ".join(group["model"]),
+                "accuracies": ", ".join(f"{a:.3f}" for a in group["accuracy"]),
+                "trend": classify_trend(pts, tol),
+            }
+        )
     note = (
         f"Rule: with 3+ sizes, an interior point more than {tol} above both ends is inverted-U, "
         f"more than {tol} below both ends U-shaped (the larger excursion wins); else positive / "
         f"inverse when the largest model is more than {tol} above / below the smallest, else flat."
     )
-    return Table("convre_scaling", "ConvRe: scaling trends per setting (Figures 5 and 7)",
-                 pd.DataFrame(rows), note=note)  # fmt: skip
+    return Table(
+        "convre_scaling",
+        "ConvRe: scaling trends per setting (Figures 5 and 7)",
+        pd.DataFrame(rows),
+        note=note,
+    )

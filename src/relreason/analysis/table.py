@@ -15,7 +15,7 @@ from relreason.errors import UsageError
 FORMATS = ("markdown", "csv", "latex", "json")
 
 
-class NotPossible(Exception):  # noqa: N818 - a reason, not a failure
+class NotPossible(Exception):
     """Raised by an analysis that the given runs do not allow; ``str()`` says why."""
 
 
@@ -75,9 +75,17 @@ def cell_text(value: Any, digits: int = 3) -> str:
 
 
 _LATEX = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-}  # fmt: skip
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "_": r"\_",
+    "#": r"\#",
+    "$": r"\$",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 def _latex_escape(text: str) -> str:
