@@ -70,6 +70,8 @@ def test_table4(folder: Path) -> None:
     assert shown.loc[("m1", "zs"), "ZH"] == "50.00"
     assert shown.loc[("m1", "zs"), "AVG"] == "62.50"
     assert shown.loc[("m2", "zs"), "EN"] == "25.00"
+    # chance: options 3, 3, 4, 4 -> (1/3 + 1/3 + 1/4 + 1/4) / 4 = 29.17%
+    assert shown.loc[("chance (1/options)", ""), "EN"] == "29.17"
 
 
 def test_categories_count_each(folder: Path) -> None:

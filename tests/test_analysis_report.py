@@ -95,3 +95,31 @@ def test_export_items(folder: Path, tmp_path: Path, fmt: str) -> None:
     assert json.loads(mcr["label_categories"].iloc[0]) == ["Other"]
     with pytest.raises(UsageError, match="csv, parquet"):
         export_items(folder, tmp_path / "x", format="xlsx")
+
+
+def test_published_tables_beside_ours(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    full = answers("AB", "AB", relation="hypernym")
+    write_run(runs, "g/s1", "g4", convre_description("re2text", 1), full)
+    write_run(runs, "g/s1-sub", "g4", convre_description("re2text", 1, subset=True), full)
+    write_run(runs, "g/s1-neu", "g4", convre_description("re2text", 1, neutral=True), full)
+    report = build_report(runs, {"g4": "gpt-4"}, texts=False)
+    tables = {t.key: t for t in report.tables()}
+    row6 = tables["convre_table6"].data.iloc[0]
+    assert (row6["paper_full"], row6["paper_subset"]) == (0.987, 0.997)  # Table 6, re2text 1#
+    assert tables["convre_table7"].shown.iloc[0]["paper"] == "0.985 (-0.003)"  # Table 7, gpt-4
+
+
+def test_published_mcr_tables_beside_ours(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    recs = answers("ABCD", "ABCA", categories=["Other"], n_options=4)
+    for model in ("big", "small"):
+        write_run(runs, f"{model}/zh-zsc", model, mcr_description("zh", "zsc"), recs)
+    for method in ("fs", "fs-english"):
+        write_run(runs, f"small/ko-{method}", "small", mcr_description("ko", method), recs)
+    report = build_report(runs, {"big": "GPT-4", "small": "ChatGPT"}, texts=False)
+    tables = {t.key: t for t in report.tables()}
+    agreement = tables["mcr_table5"].data.iloc[0]
+    assert agreement["paper (both/only GPT-4/only other/neither %)"] == "34.97/32.77/6.05/26.21"
+    shown6 = tables["mcr_table6"].shown.iloc[0]
+    assert shown6["paper (fs / multi / en)"] == "31.98 / 31.73 / 29.16"  # Table 6, KO

@@ -90,26 +90,37 @@ def scaling_panels(points: pd.DataFrame) -> str:
     return to_svg(fig)
 
 
-def grouped_bars(data: pd.DataFrame, x: str, hue: Sequence[str], y: str = "accuracy") -> str:
-    """Bars of ``y`` per value of ``x``, one bar per combination of the ``hue`` columns."""
-    data = data.copy()
+def lines(
+    data: pd.DataFrame, x: str, hue: Sequence[str], y: str = "accuracy", min_n: int = 20
+) -> str:
+    """One line of ``y`` against ``x`` per combination of the ``hue`` columns; points with fewer
+    than ``min_n`` items are left out (said in the axis label)."""
+    data = data[data["n"] >= min_n].copy()
     data["_hue"] = data[list(hue)].astype(str).agg(" / ".join, axis=1)
-    xs = sorted(data[x].astype(str).unique(), key=lambda v: (len(v), v))
-    hues = sorted(data["_hue"].unique())
-    width = 0.8 / max(1, len(hues))
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.5 * len(xs) * max(1, len(hues)) ** 0.5), 3.2))
-    for i, name in enumerate(hues):
-        mine = data[data["_hue"] == name].set_index(data[x].astype(str)[data["_hue"] == name])
-        heights = [float(mine[y].get(v, float("nan"))) if v in mine.index else 0 for v in xs]
-        ax.bar([j + i * width for j in range(len(xs))], heights, width, label=name)
-    ax.set_xticks(
-        [j + width * (len(hues) - 1) / 2 for j in range(len(xs))],
-        xs,
-        rotation=30,
-        ha="right",
-        fontsize=7,
-    )
-    ax.set(ylabel=y, ylim=(0, 1))
-    if len(hues) <= 12:
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    for name, group in data.groupby("_hue"):
+        group = group.sort_values(x)
+        ax.plot(group[x], group[y], marker="o", ms=3, label=str(name))
+    ax.set(xlabel=f"{x} (points with n >= {min_n})", ylabel=y, ylim=(0, 1))
+    if data["_hue"].nunique() <= 12:
         ax.legend(fontsize=6)
+    return to_svg(fig)
+
+
+def heatmap(data: pd.DataFrame, rows: Sequence[str], column: str, y: str = "accuracy") -> str:
+    """A grid of ``y``: one row per combination of ``rows``, one column per value of
+    ``column``, each cell coloured (0 to 1) and labelled when the grid is small."""
+    data = data.copy()
+    data["_row"] = data[list(rows)].astype(str).agg(" / ".join, axis=1)
+    grid = data.pivot_table(index="_row", columns=column, values=y, aggfunc="mean")
+    height = max(2.0, 0.22 * len(grid) + 1.2)
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.7 * len(grid.columns) + 2.5), height))
+    image = ax.imshow(grid.to_numpy(dtype=float), vmin=0, vmax=1, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns], rotation=30,
+                  ha="right", fontsize=7)  # fmt: skip
+    ax.set_yticks(range(len(grid)), list(grid.index), fontsize=6)
+    if grid.size <= 120:
+        for (i, j), value in pd.DataFrame(grid.to_numpy()).stack().items():
+            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=6, color="w")
+    fig.colorbar(image, ax=ax, fraction=0.03)
     return to_svg(fig)

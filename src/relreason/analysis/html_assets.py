@@ -9,7 +9,8 @@ h2{font-size:16px;margin:10px 0}.row{display:flex;flex-wrap:wrap;gap:16px;align-
 .tbl{overflow:auto;max-height:520px;max-width:100%;flex:1 1 480px}.fig{flex:1 1 420px}
 .fig svg{max-width:100%;height:auto}
 table{border-collapse:collapse;font-size:12px}th,td{border:1px solid #ccc;padding:2px 6px;
-text-align:left;vertical-align:top}th{background:#f4f4f4;position:sticky;top:0}
+text-align:left;vertical-align:top;white-space:nowrap}
+#p-body td{white-space:normal}th{background:#f4f4f4;position:sticky;top:0}
 td.drill{cursor:pointer;color:#0645ad}td.drill:hover{background:#fffbe0}
 .reason{color:#8a5a00;background:#fff6e0;padding:6px}.note{color:#555;font-size:12px}
 .warn{color:#a00}#panel{position:fixed;right:0;top:0;bottom:0;width:min(900px,95vw);

@@ -54,9 +54,15 @@ def table4(runs: Runs) -> Table:
         row["AVG"] = f"{100 * sum(accs) / len(accs):.2f}"
         drill[(position, "AVG")] = Drill(tuple(group["run_id"]))
         shown_rows.append(row)
+    chance = _chance_row(part)
+    if chance is not None:
+        shown_rows.append(chance)
     columns = ["model", "method", "AVG", *(c.upper() for c in LANGUAGES)]
     shown = pd.DataFrame(shown_rows).reindex(columns=columns)
-    note = "Accuracy (%); AVG over the languages run; * a partial run."
+    note = (
+        "Accuracy (%); AVG over the languages run; * a partial run. The chance row is the "
+        "expected accuracy of a uniform guess (mean of 1/options; the paper's Random Guess: 25.13)."
+    )
     return Table(
         "mcr_table4",
         "MCR: accuracy per language and method (paper Table 4)",
@@ -65,6 +71,23 @@ def table4(runs: Runs) -> Table:
         note,
         drill,
     )
+
+
+def _chance_row(part: Runs) -> dict[str, Any] | None:
+    if "label_n_options" not in part.items.columns:
+        return None
+    items = part.items_with_runs(("run_id", "language"))
+    items = items[items["label_n_options"].notna()].drop_duplicates(["language", "item_id"])
+    if items.empty:
+        return None
+    row: dict[str, Any] = {"model": "chance (1/options)", "method": ""}
+    chances = []
+    for language, group in items.groupby("language"):
+        chance = float((1 / group["label_n_options"].astype(float)).mean())
+        row[str(language).upper()] = f"{100 * chance:.2f}"
+        chances.append(chance)
+    row["AVG"] = f"{100 * sum(chances) / len(chances):.2f}"
+    return row
 
 
 def relation_counts(runs: Runs) -> Table:

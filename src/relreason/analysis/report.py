@@ -12,6 +12,7 @@ import pandas as pd
 
 from relreason.analysis import audits, convre, figures, mcr, paper, scaling
 from relreason.analysis.load import Runs, load_runs
+from relreason.analysis.published import add_paper_columns
 from relreason.analysis.table import NotPossible, Table, cell_text, format_table
 from relreason.analysis.texts import attach_texts
 
@@ -126,13 +127,13 @@ def build_report(
     for label in ("relation", "source"):
         table = _try(report, f"ConvRe per {label}", functools.partial(convre.by_label, runs, label))
         if table is not None and label == "source":
-            _with_figure(table, lambda d: figures.grouped_bars(d, "source", ["model", "run_id"]))
+            _with_figure(table, lambda d: figures.heatmap(d, ["run_id"], "source"))
     _try(report, "ConvRe Table 6", lambda: convre.subset_vs_full(runs))
     _try(report, "ConvRe Table 7", lambda: convre.neutral_vs_normal(runs))
     _try(report, "ConvRe Table 8", lambda: convre.wrong_overlap(runs))
+    ours = scaling.run_points(runs, sizes)
     points = pd.concat(
-        [scaling.run_points(runs, sizes), scaling.paper_points(convre_paper.to_dict("records"))],
-        ignore_index=True,
+        [ours, scaling.paper_points(convre_paper.to_dict("records"))], ignore_index=True
     )
     if runs.of("convre").runs.empty:
         report.sections.append(Section("ConvRe scaling", reason="no ConvRe run in the folder"))
@@ -140,29 +141,34 @@ def build_report(
         trends = _try(report, "ConvRe scaling", lambda: scaling.scaling_trends(points))
         if trends is not None:
             trends.figure = figures.scaling_panels(points)
+            if ours.empty:
+                trends.note += (
+                    " No run has a known model size (give sizes, or use models whose names "
+                    "state them, e.g. ...-135M): only the paper's figures are classified."
+                )
 
     t4 = _try(report, "MCR Table 4", lambda: mcr.table4(runs))
     if t4 is not None:
-        _with_figure(t4, lambda d: figures.grouped_bars(d, "language", ["model", "method"]))
+        _with_figure(t4, lambda d: figures.heatmap(d, ["model", "method"], "language"))
     categories = _try(
         report, "MCR per category", lambda: convre.by_label(runs, "categories", "mcr")
     )
     if categories is not None:
-        _with_figure(
-            categories, lambda d: figures.grouped_bars(d, "categories", ["model", "run_id"])
-        )
+        _with_figure(categories, lambda d: figures.heatmap(d, ["run_id"], "categories"))
     counts = _try(report, "MCR relations", lambda: mcr.relation_counts(runs))
     if counts is not None:
-        _with_figure(counts, lambda d: figures.grouped_bars(d, "n_relations", ["model", "run_id"]))
+        _with_figure(
+            counts, lambda d: figures.lines(d, "n_relations", ["model", "language", "method"])
+        )
     _try(report, "MCR Table 5", lambda: mcr.agreement(runs, reference))
     _try(report, "MCR Table 6", lambda: mcr.exemplar_ablation(runs))
     _try(report, "MCR options", lambda: mcr.by_options(runs))
 
     _try(report, "Reader audit", lambda: audits.reader_audit(runs))
     position = _try(report, "Position audit", lambda: audits.position_audit(runs))
-    if position is not None and len(position.data) <= 60:
-        _with_figure(
-            position, lambda d: figures.grouped_bars(d, "letter", ["model", "run"], y="chosen")
-        )
+    if position is not None:
+        _with_figure(position, lambda d: figures.heatmap(d, ["run"], "letter", y="chosen"))
     _try(report, "Status counts", lambda: audits.status_counts(runs))
+    for table in report.tables():
+        add_paper_columns(table, report.compare)
     return report
