@@ -1,7 +1,8 @@
 """Write the report as ONE self-contained HTML file: styles, script, figures (inline SVG) and the
 items (compact JSON, parsed by the inline script only when a drill-down opens) all in the page.
 
-Each run's items are one ``<script type="application/json">`` block: column names once, then
+Each run's items are one gzip-compressed, base64-encoded JSON block (decompressed by the
+browser's ``DecompressionStream`` when a drill-down needs it): column names once, then
 one array per item; the prompt text common to all of a run's items (start and end) is stored
 once, and the rest of each prompt once per page. Outputs longer than ``MAX_OUTPUT`` characters
 are cut (the cut is said in the text).
@@ -9,6 +10,8 @@ are cut (the cut is said in the text).
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import os
@@ -45,6 +48,16 @@ def _json_script(element_id: str, data: Any) -> str:
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     text = text.replace("</", "<\\/").replace("<!--", "<\\!--")
     return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+def _gzip_script(element_id: str, data: Any) -> str:
+    """Embed ``data`` as gzip-compressed JSON in base64 (decompressed in the page by the
+    browser's own ``DecompressionStream``, on demand)."""
+    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    packed = base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+    return (
+        f'<script type="application/octet-stream" data-z="gzip" id="{element_id}">{packed}</script>'
+    )
 
 
 def _plain(value: Any) -> Any:
@@ -144,7 +157,7 @@ def _page(report: Report, title: str) -> str:
     index = {run_id: n for n, run_id in enumerate(runs.runs["run_id"])}
     pool: dict[str, int] = {}
     payloads = [
-        _json_script(f"run-{n}", run_payload(runs.items[runs.items["run_id"] == run_id], pool))
+        _gzip_script(f"run-{n}", run_payload(runs.items[runs.items["run_id"] == run_id], pool))
         for run_id, n in index.items()
     ]
     partial = runs.runs[runs.runs["partial"]]
@@ -173,7 +186,7 @@ def _page(report: Report, title: str) -> str:
         + _json_script("drills", drills)
         + _json_script("runs-index", index)
         + "".join(payloads)
-        + _json_script("texts", list(pool))
+        + _gzip_script("texts", list(pool))
         + f"<script>{SCRIPT}</script></body></html>"
     )
 

@@ -25,15 +25,20 @@ SCRIPT = r"""
 const DRILLS = JSON.parse(document.getElementById('drills').textContent);
 const RUNS = JSON.parse(document.getElementById('runs-index').textContent);
 const cache = {};
-let TEXTS = null;
-function text(n){
-  if(TEXTS === null) TEXTS = JSON.parse(document.getElementById('texts').textContent);
-  return n == null ? null : TEXTS[n];
+let TEXTS = [];
+let textsLoaded = false;
+async function block(elementId){
+  const el = document.getElementById(elementId);
+  if(!el) return null;
+  if(el.dataset.z !== 'gzip') return JSON.parse(el.textContent);
+  const bytes = Uint8Array.from(atob(el.textContent.trim()), c => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return JSON.parse(await new Response(stream).text());
 }
-function runData(id){
+function text(n){ return n == null ? null : TEXTS[n]; }
+async function runData(id){
   if(!(id in cache)){
-    const el = document.getElementById('run-' + RUNS[id]);
-    cache[id] = el ? JSON.parse(el.textContent) : {cols: [], rows: [], prefix: ''};
+    cache[id] = (await block('run-' + RUNS[id])) || {cols: [], rows: [], prefix: ''};
   }
   return cache[id];
 }
@@ -54,10 +59,10 @@ function matches(item, where){
 }
 let current = [];
 let shown = 0;
-function items(drill){
+async function items(drill){
   const out = [];
   for(const id of drill.runs){
-    const d = runData(id);
+    const d = await runData(id);
     for(const r of d.rows){
       const it = {run: id, _prefix: d.prefix, _suffix: d.suffix || ''};
       it.label = null;
@@ -73,11 +78,11 @@ function fill(select, values, label){
     values.map(v => '<option>' + esc(v) + '</option>').join('');
 }
 function labelOf(it){ const v = it.label; return Array.isArray(v) ? v.join(', ') : (v ?? ''); }
-function open(n){
+async function open(n){
   const drill = DRILLS[n];
-  current = items(drill);
+  if(!textsLoaded){ TEXTS = (await block('texts')) || []; textsLoaded = true; }
+  current = await items(drill);
   const panel = document.getElementById('panel');
-  panel.hidden = false;
   document.getElementById('p-title').textContent = drill.runs.join(', ') +
     (Object.keys(drill.where).length ? ' | ' + JSON.stringify(drill.where) : '');
   const statuses = [...new Set(current.map(i => i.status))].sort();
@@ -87,6 +92,7 @@ function open(n){
   fill(document.getElementById('f-label'), labels, 'relation/category');
   document.getElementById('f-correct').value = '';
   render();
+  panel.hidden = false;
 }
 function filtered(){
   const s = document.getElementById('f-status').value;
@@ -129,7 +135,13 @@ function detail(tr){
 }
 document.addEventListener('click', e => {
   const td = e.target.closest('td.drill');
-  if(td){ open(Number(td.dataset.d)); return; }
+  if(td){
+    open(Number(td.dataset.d)).catch(err => {
+      console.error('drill-down failed', err);
+      document.getElementById('p-count').textContent = 'could not open: ' + err;
+    });
+    return;
+  }
   const tr = e.target.closest('#p-body tr[data-k]');
   if(tr) detail(tr);
 });
