@@ -108,6 +108,7 @@ def test_page_in_chromium(page_file: Path) -> None:
             page.click("#p-close")
             status_row = page.locator("#status_counts tr", has_text="m2/s1")
             status_row.locator("td.drill").nth(1).click()  # correct, wrong, ... -> wrong
+            page.wait_for_selector("#panel:not([hidden])")  # shown once its items are read
             assert page.inner_text("#p-count") == "2 items"
             assert errors == []
         finally:
