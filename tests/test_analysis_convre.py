@@ -71,6 +71,8 @@ def test_contrast_normal_vs_converse_is_paired(folder: Path) -> None:
     assert (row["n"], row["only_from"], row["only_to"]) == (4, 2, 0)
     assert row["diff"] == pytest.approx(-0.5)
     assert row["p_mcnemar"] == pytest.approx(0.5)
+    assert table.drill[(0, "only_from")].ids == ("item/0", "item/1")  # the discordant triples
+    assert table.drill[(0, "only_to")].ids == ()
 
 
 def test_per_relation_and_source(folder: Path) -> None:
@@ -110,6 +112,8 @@ def test_wrong_overlap_table8(tmp_path: Path) -> None:
     assert table.loc["m1", "m2"] == 0.25  # item 1 of 4
     assert table.loc["m1", "m3"] == 0.0
     assert pd_isna(table.loc["m1", "m1"])
+    drill = cv.wrong_overlap(load_runs(tmp_path)).drill[(0, "m2")]
+    assert (drill.runs, drill.ids) == (("m1", "m2"), ("item/1",))
 
 
 def pd_isna(value: object) -> bool:

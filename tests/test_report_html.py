@@ -36,11 +36,16 @@ def _with_prompts(records: list[dict], prefix: str) -> list[dict]:
 def page_file(tmp_path: Path) -> Path:
     runs = tmp_path / "runs"
     relations = ["hypernym", "hypernym", "has part", "has part"]
-    for model, given in (("m1", "ABAA"), ("m2", "AAAA")):
-        records = [
+
+    def labelled(given: str) -> list[dict]:
+        return [
             dict(r, labels={"relation": relations[r["index"]], "source": "WN"})
             for r in answers("ABAB", given)
         ]
+
+    # under 3# m1 answers BBAA: item 0 is right under 1# only; m2 answers the same under both
+    for model, given, converse in (("m1", "ABAA", "BBAA"), ("m2", "AAAA", "AAAA")):
+        records = labelled(given)
         write_run(
             runs,
             f"{model}/s1",
@@ -48,7 +53,7 @@ def page_file(tmp_path: Path) -> Path:
             convre_description("re2text", 1),
             _with_prompts(records, "Read the instruction."),
         )
-        write_run(runs, f"{model}/s3", model, convre_description("re2text", 3), records)
+        write_run(runs, f"{model}/s3", model, convre_description("re2text", 3), labelled(converse))
     write_run(
         runs,
         "m1/mcr",
@@ -110,6 +115,13 @@ def test_page_in_chromium(page_file: Path) -> None:
             status_row.locator("td.drill").nth(1).click()  # correct, wrong, ... -> wrong
             page.wait_for_selector("#panel:not([hidden])")  # shown once its items are read
             assert page.inner_text("#p-count") == "2 items"
+            # a discordant cell: triples right under 1# and wrong under 3# for m1, both runs
+            page.click("#p-close")
+            contrast = page.locator("#convre_contrasts tr", has_text="m1")
+            contrast.locator("td.drill").nth(2).click()  # from, to, only_from
+            page.wait_for_selector("#panel:not([hidden])")
+            assert page.inner_text("#p-count") == "2 items"  # item 0 of m1/s1 and of m1/s3
+            assert page.locator("#p-body tr[data-k]").nth(1).inner_text().startswith("m1/s3")
             assert errors == []
         finally:
             browser.close()

@@ -123,8 +123,11 @@ def contrasts(runs: Runs) -> Table:
             pair = paired(items_a, items_b)
             acc_a = (pair.both + pair.only_a) / pair.n if pair.n else float("nan")
             acc_b = (pair.both + pair.only_b) / pair.n if pair.n else float("nan")
+            both = (a["run_id"], b["run_id"])
             drill[(len(rows), "from")] = Drill((a["run_id"],))
             drill[(len(rows), "to")] = Drill((b["run_id"],))
+            drill[(len(rows), "only_from")] = Drill(both, ids=pair.ids["only_a"])
+            drill[(len(rows), "only_to")] = Drill(both, ids=pair.ids["only_b"])
             rows.append(
                 {
                     "model": model,
@@ -330,7 +333,10 @@ def wrong_overlap(
         drill[(position, "accuracy")] = Drill((runs_of[a],), (("label_relation", relation),))
         for b in names:
             row[b] = None if a == b else len(wrong[a] & wrong[b]) / totals[a]
+            if a != b:
+                shared = tuple(sorted(wrong[a] & wrong[b]))
+                drill[(position, b)] = Drill((runs_of[a], runs_of[b]), ids=shared)
         rows.append(row)
     title = f"ConvRe: wrong-answer overlap on {relation}, {task} {setting}# (paper Table 8)"
-    note = "Cells: share of the relation's triples that both models answered wrongly."
+    note = "Cells: share of the relation's triples that both models answered wrongly (click: them)."
     return Table("convre_table8", title, pd.DataFrame(rows), note=note, drill=drill)

@@ -61,6 +61,7 @@ let current = [];
 let shown = 0;
 async function items(drill){
   const out = [];
+  const ids = drill.ids ? new Set(drill.ids) : null;
   for(const id of drill.runs){
     const d = await runData(id);
     for(const r of d.rows){
@@ -68,7 +69,7 @@ async function items(drill){
       it.label = null;
       d.cols.forEach((c, i) => it[c] = r[i]);
       if(d.label) it.label = it[d.label];
-      if(matches(it, drill.where)) out.push(it);
+      if((!ids || ids.has(it.item_id)) && matches(it, drill.where)) out.push(it);
     }
   }
   return out;

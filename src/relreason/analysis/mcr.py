@@ -18,6 +18,12 @@ from relreason.analysis.table import Drill, NotPossible, Table
 
 LANGUAGES = ("en", "fr", "ja", "ko", "zh")
 METHODS = ("zs", "fs", "zsc", "fs-english", "fs-multilingual")
+_PAIR_CELLS = (
+    ("both_right", "both"),
+    ("only_a_right", "only_a"),
+    ("only_b_right", "only_b"),
+    ("both_wrong", "neither"),
+)
 
 
 def _mcr(runs: Runs) -> Runs:
@@ -164,6 +170,9 @@ def agreement(runs: Runs, reference: str | None = None) -> Table:
                 continue
             drill[(len(rows), "model_a")] = Drill((a["run_id"],))
             drill[(len(rows), "model_b")] = Drill((b["run_id"],))
+            pair_runs = (a["run_id"], b["run_id"])
+            for column, cell in _PAIR_CELLS:
+                drill[(len(rows), column)] = Drill(pair_runs, ids=pair.ids[cell])
             rows.append(
                 {
                     "language": language,

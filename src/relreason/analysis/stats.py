@@ -3,7 +3,7 @@ paired counts of two runs on the same items (McNemar's exact test reused from ``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -47,6 +47,8 @@ class Paired:
     neither: int
     p_value: float
     kappa: float
+    ids: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    """The item ids of each cell: ``both``, ``only_a``, ``only_b``, ``neither``."""
 
 
 def paired(a: pd.DataFrame, b: pd.DataFrame, key: str = "item_id") -> Paired:
@@ -54,7 +56,10 @@ def paired(a: pd.DataFrame, b: pd.DataFrame, key: str = "item_id") -> Paired:
     joined = a[[key, "correct"]].merge(b[[key, "correct"]], on=key, suffixes=("_a", "_b"))
     ra, rb = joined["correct_a"].astype(bool), joined["correct_b"].astype(bool)
     only_a, only_b = int((ra & ~rb).sum()), int((~ra & rb).sum())
+    keys = joined[key].astype(str)
+    cells = {"both": ra & rb, "only_a": ra & ~rb, "only_b": ~ra & rb, "neither": ~ra & ~rb}
     return Paired(
+        ids={name: tuple(keys[mask]) for name, mask in cells.items()},
         n=len(joined),
         both=int((ra & rb).sum()),
         only_a=only_a,

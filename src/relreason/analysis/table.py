@@ -22,14 +22,22 @@ class NotPossible(Exception):
 @dataclass(frozen=True)
 class Drill:
     """The items behind a cell: these runs, restricted to items whose ``where`` fields match
-    (a list-valued field matches when it holds the value)."""
+    (a list-valued field matches when it holds the value) and, when ``ids`` is given, to those
+    item ids."""
 
     runs: tuple[str, ...]
     where: tuple[tuple[str, Any], ...] = ()
+    ids: tuple[str, ...] | None = None  # only these item ids (e.g. the discordant ones of a pair)
 
     def to_json(self) -> dict[str, Any]:
         """Return the drill-down as a JSON-ready dict."""
-        return {"runs": list(self.runs), "where": {k: _plain(v) for k, v in self.where}}
+        data: dict[str, Any] = {
+            "runs": list(self.runs),
+            "where": {k: _plain(v) for k, v in self.where},
+        }
+        if self.ids is not None:
+            data["ids"] = list(self.ids)
+        return data
 
 
 @dataclass
