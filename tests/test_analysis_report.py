@@ -123,3 +123,11 @@ def test_published_mcr_tables_beside_ours(tmp_path: Path) -> None:
     assert agreement["paper (both/only GPT-4/only other/neither %)"] == "34.97/32.77/6.05/26.21"
     shown6 = tables["mcr_table6"].shown.iloc[0]
     assert shown6["paper (fs / multi / en)"] == "31.98 / 31.73 / 29.16"  # Table 6, KO
+
+
+def test_texts_missing_data_is_one_note(folder: Path, tmp_path: Path) -> None:
+    report = build_report(folder, data_dir=tmp_path / "nowhere")
+    assert len(report.notes) == 2  # one per reason (the ConvRe and the MCR file are missing)
+    assert all(note.startswith("prompts not rebuilt for 1 run(s)") for note in report.notes)
+    reasons = {s.title: s.reason for s in report.sections if s.reason}
+    assert "questions are not available" in reasons["MCR relations"]

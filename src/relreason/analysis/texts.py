@@ -18,10 +18,11 @@ from relreason.errors import RelreasonError
 
 def attach_texts(runs: Runs, data_dir: Path | str | None = None) -> list[str]:
     """Fill ``prompt_text`` (all benchmarks) and ``question`` (MCR) of ``runs.items`` in place
-    from the data files; return the reasons for the runs whose texts could not be rebuilt."""
+    from the data files; return one line per reason the texts of some runs could not be rebuilt
+    (naming a few of those runs)."""
     from relreason.tasks import build_task_from_description
 
-    problems: list[str] = []
+    problems: dict[str, list[str]] = {}
     items = runs.items
     if "question" not in items.columns:
         items["question"] = None
@@ -35,7 +36,7 @@ def attach_texts(runs: Runs, data_dir: Path | str | None = None) -> list[str]:
             try:
                 task = build_task_from_description(description, data_dir=data_dir)
             except (RelreasonError, OSError) as error:
-                problems.append(f"{run['run_id']}: prompts not rebuilt ({error})")
+                problems.setdefault(str(error), []).append(str(run["run_id"]))
                 built[key] = {}
                 continue
             questions = _mcr_questions(description, data_dir)
@@ -51,7 +52,11 @@ def attach_texts(runs: Runs, data_dir: Path | str | None = None) -> list[str]:
             for i, k in zip(indexes, known, strict=True)
         ]
         items.loc[mask, "question"] = [texts.get(int(i), (None, None))[1] for i in indexes]
-    return problems
+    return [
+        f"prompts not rebuilt for {len(ids)} run(s) ({', '.join(ids[:3])}"
+        f"{', ...' if len(ids) > 3 else ''}): {reason}"
+        for reason, ids in problems.items()
+    ]
 
 
 def _mcr_questions(description: dict, data_dir: Path | str | None) -> dict[int, str]:
