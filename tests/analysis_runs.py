@@ -65,6 +65,7 @@ def write_run(
     limit: int | None = None,
     n_items: int | None = None,
     status: str = "complete",
+    scoring: str = "generate",
 ) -> Path:
     """Write a run folder ``root/name`` and return it."""
     folder = root / name
@@ -75,7 +76,7 @@ def write_run(
         "task": name,
         "description": description,
         "model": {"spec": model},
-        "scoring": "generate",
+        "scoring": scoring,
         "options": {"limit": limit},
         "n_items": len(records) if n_items is None else n_items,
         "status": status,

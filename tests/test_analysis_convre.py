@@ -62,6 +62,16 @@ def test_table9_cells_and_intervals(folder: Path) -> None:
     assert table.drill[(position, "3#")].runs == ("m1/s3",)
 
 
+def test_two_scorings_of_one_model_are_two_rows(folder: Path) -> None:
+    write_run(folder, "m1/s1-logprob", "m1", convre_description("re2text", 1),
+              _labelled("ABAB", "BBBB"), scoring="logprob")  # fmt: skip
+    runs = load_runs(folder)
+    shown = cv.table9(runs).shown.set_index("model")
+    assert shown.loc["m1", "1#"].startswith("1.000")
+    assert shown.loc["m1 [logprob]", "1#"].startswith("0.500")
+    assert len(cv.contrasts(runs).data) == 1  # the logprob run pairs with no generate run
+
+
 def test_contrast_normal_vs_converse_is_paired(folder: Path) -> None:
     table = cv.contrasts(load_runs(folder))
     assert len(table.data) == 1  # s1 and s3 differ only in the relation knob

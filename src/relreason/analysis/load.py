@@ -27,6 +27,7 @@ RUN_COLUMNS = (
     "benchmark",
     "task_name",
     "model",
+    "spec",
     "size",
     "task",
     "setting",
@@ -83,6 +84,17 @@ def size_from_spec(spec: str) -> float | None:
     return float(number) * (1e9 if unit.lower() == "b" else 1e6)
 
 
+def model_label(spec: str, scoring: Any = None, mode: Any = None) -> str:
+    """Return how a run's model is named in tables: its spec, plus ``[logprob]`` when it was
+    scored by log-likelihood and ``[paper mode]`` for MCR's official reading rule, so that two
+    ways of scoring one model never share a table cell."""
+    return (
+        spec
+        + (" [logprob]" if scoring == "logprob" else "")
+        + (" [paper mode]" if mode == "paper" else "")
+    )
+
+
 def official_reading(record: Mapping[str, Any]) -> dict[str, Any]:
     """Return the official reading of a record: ``answer_official``, ``status_official``,
     ``correct_official`` (None when the record holds none).
@@ -121,7 +133,8 @@ def _run_row(root: Path, folder: Path, manifest: Mapping[str, Any], n_records: i
         "folder": str(folder),
         "benchmark": benchmark,
         "task_name": manifest.get("task"),
-        "model": spec,
+        "model": model_label(spec, manifest.get("scoring"), description.get("mode")),
+        "spec": spec,
         "size": float(size) if isinstance(size, int | float) else None,
         "task": description.get("task") if convre else None,
         "setting": description.get("setting_id") if convre else None,

@@ -33,7 +33,7 @@ def check_compare(runs: Runs, compare: Mapping[str, str] | None) -> dict[str, st
     Raises ``UsageError`` listing the valid names when a spec is not a model of the runs or a
     paper model is unknown (names are matched without regard to case).
     """
-    specs = sorted(set(runs.runs["model"]))
+    specs = sorted(set(runs.runs["spec"]))
     names = {m.lower() for m in paper_models()}
     checked = {}
     for spec, model in (compare or {}).items():
@@ -70,7 +70,7 @@ def beside_papers(runs: Runs, compare: Mapping[str, str]) -> Table:
     rows: list[dict[str, Any]] = []
     drill: dict[tuple[int, str], Drill] = {}
     for _, run in runs.runs.iterrows():
-        model = compare.get(run["model"])
+        model = compare.get(run["spec"])
         if model is None or run["neutral"]:
             continue
         paper = index.get((*_cell_of(run), model.lower()))

@@ -32,7 +32,8 @@ def _set(table: Table, position: int, column: str, value: object) -> None:
 
 
 def add_paper_columns(table: Table, compare: Mapping[str, str]) -> Table:
-    """Add the paper's figures to ``table`` (in place) where ``compare`` maps a row's model to a
+    """Add the paper's figures to ``table`` (in place) where ``compare`` maps a row's model (as
+    named in tables: see ``model_label``) to a
     paper model with a figure for the same cell; return the table. Tables without published
     counterparts are returned unchanged."""
     mapped = _lower(compare)

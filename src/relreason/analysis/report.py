@@ -169,6 +169,11 @@ def build_report(
     if position is not None:
         _with_figure(position, lambda d: figures.heatmap(d, ["run"], "letter", y="chosen"))
     _try(report, "Status counts", lambda: audits.status_counts(runs))
+    by_label = {
+        row.model: report.compare[row.spec]
+        for row in runs.runs.itertuples()
+        if row.spec in report.compare
+    }
     for table in report.tables():
-        add_paper_columns(table, report.compare)
+        add_paper_columns(table, by_label)
     return report

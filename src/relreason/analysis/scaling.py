@@ -68,7 +68,7 @@ def run_points(runs: Runs, sizes: Mapping[str, float] | None = None) -> pd.DataF
     part = runs.of("convre")
     rows = []
     for _, run in part.runs.iterrows():
-        size = (sizes or {}).get(run["model"], run["size"])
+        size = (sizes or {}).get(run["spec"], run["size"])
         if size is None or pd.isna(size) or pd.isna(run["setting"]) or run["neutral"]:
             continue
         cell = accuracy_cell(part.items.loc[part.items["run_id"] == run["run_id"], "correct"])
