@@ -51,7 +51,7 @@ def test_partial_run_is_marked_beside_the_paper(folder: Path) -> None:
     table = next(t for t in report.tables() if t.key == "paper_compare").data.set_index("task")
     assert table.loc["re2text", "paper"] == 0.987  # Table 9, gpt-4, re2text 1#
     assert table.loc["re2text", "partial"]
-    assert "PARTIAL (4 of 1240 items, limit 4)" in table.loc["re2text", "mark"]
+    assert "PARTIAL (4 items, limit 4)" in table.loc["re2text", "mark"]
     assert table.loc["en", "paper"] == pytest.approx(0.612)  # Table 4, GPT-4, EN, ZS
     assert table.loc["en", "delta"] == pytest.approx(0.75 - 0.612)
     shown = next(t for t in report.tables() if t.key == "convre_table9").shown
@@ -131,3 +131,15 @@ def test_texts_missing_data_is_one_note(folder: Path, tmp_path: Path) -> None:
     assert all(note.startswith("prompts not rebuilt for 1 run(s)") for note in report.notes)
     reasons = {s.title: s.reason for s in report.sections if s.reason}
     assert "questions are not available" in reasons["MCR relations"]
+
+
+def test_partial_mark_names_the_task_size(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    description = {**mcr_description("en", "zs"), "n_items": 1598}  # as the MCR task records it
+    write_run(runs, "a", "m", description, answers("AB", "AB"), limit=2, n_items=2)
+    write_run(runs, "b", "m2", mcr_description("en", "zs"), answers("AB", "A-"),
+              n_items=5, status="running")  # fmt: skip
+    report = build_report(runs, {"m": "GPT-4", "m2": "ChatGPT"}, texts=False)
+    marks = next(t for t in report.tables() if t.key == "paper_compare").data.set_index("model")
+    assert marks.loc["m", "mark"].startswith("PARTIAL (2 of 1598 items, limit 2)")
+    assert marks.loc["m2", "mark"].startswith("PARTIAL (2 of 5 items, not finished)")

@@ -3,6 +3,7 @@ names, and one table of our accuracy vs the paper's for every cell that matches.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -56,6 +57,17 @@ def _cell_of(run: Any) -> tuple[str, str, str]:
     return ("mcr", str(run["language"]), str(run["method"]))
 
 
+def _partial_text(run: Any, n: int) -> str:
+    """``40 of 1598 items, limit 40`` (the task's size when the manifest says it)."""
+    total = json.loads(run["description"] or "{}").get("n_items")
+    if total is None and not pd.notna(run["limit"]):
+        total = run["n_items"]
+    text = f"{n} of {total} items" if total else f"{n} items"
+    if pd.notna(run["limit"]):
+        text += f", limit {int(run['limit'])}"
+    return text + ("" if run["complete"] else ", not finished")
+
+
 def beside_papers(runs: Runs, compare: Mapping[str, str]) -> Table:
     """One row per run whose model ``compare`` maps to a paper model with a figure for the same
     cell: our accuracy, the paper's, the difference, and a mark for partial or subset runs
@@ -79,11 +91,8 @@ def beside_papers(runs: Runs, compare: Mapping[str, str]) -> Table:
         cell = accuracy_cell(runs.items.loc[runs.items["run_id"] == run["run_id"], "correct"])
         marks = []
         if run["partial"]:
-            marks.append(
-                f"PARTIAL ({cell['n']} of {run['n_items'] or '?'} items"
-                + (f", limit {int(run['limit'])}" if pd.notna(run["limit"]) else "")
-                + "): not comparable with the paper's full-set figure"
-            )
+            shown = _partial_text(run, int(cell["n"]))
+            marks.append(f"PARTIAL ({shown}): not comparable with the paper's full-set figure")
         if run["subset"]:
             marks.append("subset (328 triples)")
         drill[(len(rows), "ours")] = Drill((run["run_id"],))
