@@ -63,8 +63,14 @@ def test_table9_cells_and_intervals(folder: Path) -> None:
 
 
 def test_two_scorings_of_one_model_are_two_rows(folder: Path) -> None:
-    write_run(folder, "m1/s1-logprob", "m1", convre_description("re2text", 1),
-              _labelled("ABAB", "BBBB"), scoring="logprob")  # fmt: skip
+    write_run(
+        folder,
+        "m1/s1-logprob",
+        "m1",
+        convre_description("re2text", 1),
+        _labelled("ABAB", "BBBB"),
+        scoring="logprob",
+    )
     runs = load_runs(folder)
     shown = cv.table9(runs).shown.set_index("model")
     assert shown.loc["m1", "1#"].startswith("1.000")

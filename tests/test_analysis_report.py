@@ -137,8 +137,15 @@ def test_partial_mark_names_the_task_size(tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     description = {**mcr_description("en", "zs"), "n_items": 1598}  # as the MCR task records it
     write_run(runs, "a", "m", description, answers("AB", "AB"), limit=2, n_items=2)
-    write_run(runs, "b", "m2", mcr_description("en", "zs"), answers("AB", "A-"),
-              n_items=5, status="running")  # fmt: skip
+    write_run(
+        runs,
+        "b",
+        "m2",
+        mcr_description("en", "zs"),
+        answers("AB", "A-"),
+        n_items=5,
+        status="running",
+    )
     report = build_report(runs, {"m": "GPT-4", "m2": "ChatGPT"}, texts=False)
     marks = next(t for t in report.tables() if t.key == "paper_compare").data.set_index("model")
     assert marks.loc["m", "mark"].startswith("PARTIAL (2 of 1598 items, limit 2)")

@@ -116,8 +116,13 @@ def heatmap(data: pd.DataFrame, rows: Sequence[str], column: str, y: str = "accu
     height = max(2.0, 0.22 * len(grid) + 1.2)
     fig, ax = plt.subplots(figsize=(max(4.0, 0.7 * len(grid.columns) + 2.5), height))
     image = ax.imshow(grid.to_numpy(dtype=float), vmin=0, vmax=1, cmap="viridis", aspect="auto")
-    ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns], rotation=30,
-                  ha="right", fontsize=7)  # fmt: skip
+    ax.set_xticks(
+        range(len(grid.columns)),
+        [str(c) for c in grid.columns],
+        rotation=30,
+        ha="right",
+        fontsize=7,
+    )
     ax.set_yticks(range(len(grid)), list(grid.index), fontsize=6)
     if grid.size <= 120:
         for (i, j), value in pd.DataFrame(grid.to_numpy()).stack().items():

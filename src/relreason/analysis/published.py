@@ -53,12 +53,19 @@ def add_paper_columns(table: Table, compare: Mapping[str, str]) -> Table:
         paper = reference_table("convre_paper_table7.csv")
         paper["model"] = paper["model"].str.lower()
         for position, row in enumerate(table.data.to_dict("records")):
-            cells = paper[(paper["model"] == mapped.get(row["model"])) & (paper["task"] == row[
-                "task"]) & (paper["prompt"] == row["setting"])]  # fmt: skip
+            cells = paper[
+                (paper["model"] == mapped.get(row["model"]))
+                & (paper["task"] == row["task"])
+                & (paper["prompt"] == row["setting"])
+            ]
             if len(cells):
                 cell = cells.iloc[0]
-                _set(table, position, "paper", f"{cell['neutral_accuracy']:.3f} "
-                     f"({cell['difference']:+.3f})")  # fmt: skip
+                _set(
+                    table,
+                    position,
+                    "paper",
+                    f"{cell['neutral_accuracy']:.3f} ({cell['difference']:+.3f})",
+                )
     elif table.key == "convre_table8":
         paper = reference_table("convre_paper_table8.csv")
         accuracy = paper[paper["model_b"] == "accuracy"].set_index("model_a")["value"]
@@ -70,18 +77,25 @@ def add_paper_columns(table: Table, compare: Mapping[str, str]) -> Table:
         paper = reference_table("mcr_paper_table5.csv")
         paper["model"] = paper["model"].str.lower()
         for position, row in enumerate(table.data.to_dict("records")):
-            if mapped.get(row["model_a"]) != "gpt-4" or row["language"] != "zh":
+            a, b = mapped.get(row["model_a"]), mapped.get(row["model_b"])
+            other = b if a == "gpt-4" else a if b == "gpt-4" else None
+            if other is None or row["language"] != "zh":
                 continue
-            cells = paper[paper["model"] == mapped.get(row["model_b"])]
+            cells = paper[paper["model"] == other]
             if len(cells) and row["method"] == "zsc":
                 cell = cells.iloc[0]
-                _set(table, position, "paper (both/only GPT-4/only other/neither %)",
-                     f"{cell['both_right']}/{cell['only_gpt4_right']}/"
-                     f"{cell['only_model_right']}/{cell['both_wrong']}")  # fmt: skip
+                _set(
+                    table,
+                    position,
+                    "paper (both/only GPT-4/only other/neither %)",
+                    f"{cell['both_right']}/{cell['only_gpt4_right']}/"
+                    f"{cell['only_model_right']}/{cell['both_wrong']}",
+                )
     elif table.key == "mcr_table6":
         paper = reference_table("mcr_paper_table6.csv").set_index("language")
-        for position, row in enumerate((table.shown if table.shown is not None
-                                        else table.data).to_dict("records")):  # fmt: skip
+        for position, row in enumerate(
+            (table.shown if table.shown is not None else table.data).to_dict("records")
+        ):
             if mapped.get(row["model"]) == "chatgpt" and row["language"] in paper.index:
                 cells = paper.loc[row["language"]]
                 text = f"{cells['fs']} / {cells['fs-multilingual']} / {cells['fs-english']}"
