@@ -67,8 +67,9 @@ def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> s
 
 
 def scaling_panels(points: pd.DataFrame) -> str:
-    """ConvRe Figures 5/7: accuracy against model size (log scale), one panel per (task,
-    setting), one line per (source, family)."""
+    """ConvRe Figures 5/7: accuracy against model size, one panel per (task, setting), one line
+    per (source, family). The x axis is the size rank within the family (1 = smallest), since
+    some of the papers' families have no published sizes; the trend rule uses the order only."""
     cells = sorted({(t, int(s)) for t, s in zip(points["task"], points["setting"], strict=True)})
     cols = min(6, len(cells))
     rows = math.ceil(len(cells) / cols)
@@ -78,14 +79,16 @@ def scaling_panels(points: pd.DataFrame) -> str:
         for (source, family), group in here.groupby(["source", "family"]):
             group = group.sort_values("size")
             style = "--" if source == "paper" else "-"
-            ax.plot(group["size"], group["accuracy"], style, marker=".", label=f"{family}")
-        ax.set_xscale("log")
+            ranks = range(1, len(group) + 1)
+            label = f"{family} (paper)" if source == "paper" else str(family)
+            ax.plot(ranks, group["accuracy"], style, marker=".", label=label)
         ax.set(title=f"{task} {setting}#", ylim=(0, 1))
         ax.tick_params(labelsize=6)
         ax.title.set_fontsize(7)
     for ax in list(axes.flat)[len(cells) :]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=5)
+    fig.supxlabel("size rank within the family (1 = smallest)", fontsize=7)
     fig.tight_layout()
     return to_svg(fig)
 

@@ -128,9 +128,9 @@ def scaling_trends(points: pd.DataFrame, tol: float = 0.02) -> Table:
                 "family": family,
                 "task": task,
                 "setting": setting,
+                "trend": classify_trend(pts, tol),
                 "models": ", ".join(group["model"]),
                 "accuracies": ", ".join(f"{a:.3f}" for a in group["accuracy"]),
-                "trend": classify_trend(pts, tol),
             }
         )
     note = (
