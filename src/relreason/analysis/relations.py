@@ -15,6 +15,7 @@ not a label of the benchmark.
 
 from __future__ import annotations
 
+import functools
 import re
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？．])")
@@ -22,6 +23,7 @@ _CLAUSE = re.compile(r"[,;:](?=\s)|[，；、：]")
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 
 
+@functools.lru_cache(maxsize=65536)  # one question recurs in every run of its language
 def count_relations(question: str) -> int | None:
     """Return the number of relations stated in ``question`` by the module's rule, or None
     when it cannot be counted (no premise before the question sentence)."""
