@@ -30,8 +30,8 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
 fi
 
 echo "== lint, format, types"
-ruff check src tests benchmarks
-ruff format --check src tests benchmarks
+ruff check src tests perf
+ruff format --check src tests perf
 mypy
 echo "== tests"
 python -m pytest -q "$@"

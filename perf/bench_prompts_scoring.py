@@ -3,7 +3,7 @@
 Targets (issue 2): all ConvRe prompts (2 tasks x 12 settings x 1240) plus all MCR prompts
 (5 languages x 5 methods) in under 2 s in total; 100,000 responses scored in under 2 s.
 
-Usage: python benchmarks/bench_prompts_scoring.py [--data-dir ../shared/data]
+Usage: python perf/bench_prompts_scoring.py [--data-dir ../shared/data]
 File parsing is timed separately ("cold": first load, "warm": parsed files cached).
 """
 
