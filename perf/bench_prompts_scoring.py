@@ -16,7 +16,9 @@ import platform
 import time
 from pathlib import Path
 
-from relreason.benchmarks import convre, mcr
+from relreason.benchmarks.convre import prompts as convre
+from relreason.benchmarks.mcr import data as mcr_data
+from relreason.benchmarks.mcr import prompts as mcr
 from relreason.types import Response, Task
 
 
@@ -25,7 +27,7 @@ def build_all(data_dir: Path) -> int:
     count = 0
     for task, setting in itertools.product(convre.TASKS, range(1, 13)):
         count += len(convre.build_items(task, setting, data_dir=data_dir))
-    for language, method in itertools.product(mcr.LANGUAGES, mcr.METHODS):
+    for language, method in itertools.product(mcr_data.LANGUAGES, mcr_data.METHODS):
         count += len(mcr.build_items(language, method, data_dir=data_dir))
     return count
 
