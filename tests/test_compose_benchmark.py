@@ -126,3 +126,17 @@ def test_an_mcr_format_file_in_another_language(tmp_path: Path) -> None:
         bench.build_task(bench.params(file=path, language="de", method="fs"))
     english = bench.build_task(bench.params(file=path, language="de", method="fs-english"))
     assert english.items[0].prompt.startswith(generated_exemplars()["english"])
+
+
+def test_compose_runs_are_never_set_beside_mcr_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "runs" / "first" / "compose"
+    cli(["run", "compose", "--model", "first", "--limit", "4", "--out", str(out), "--no-progress"])
+    capsys.readouterr()
+    cli(["report", str(tmp_path / "runs"), "--compare", "first=GPT-4"])
+    printed = capsys.readouterr().out
+    assert (
+        "Beside the papers: not possible" in printed
+        or "compose" not in printed.split("Beside the papers")[1].split("\n\n")[0]
+    )

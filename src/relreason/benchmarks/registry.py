@@ -95,9 +95,16 @@ def data_files(which: str) -> list[DataFiles]:
     return [benchmark.files]
 
 
-def task_from_description(description: Mapping[str, Any], data_dir: Path | None = None) -> Task:
-    """Rebuild the task a run manifest's ``description`` records (for ``--resume``), with its
-    option orders when it was run with ``--permute``.
+def task_from_description(
+    description: Mapping[str, Any],
+    data_dir: Path | None = None,
+    *,
+    spec: str | None = None,
+    api: str = "chat",
+) -> Task:
+    """Rebuild the task a run manifest's ``description`` records (for ``--resume``), for the
+    model ``spec`` when given (see ``Benchmark.for_model``), with its option orders when it was
+    run with ``--permute``.
 
     Raises ``UsageError`` when it names no registered benchmark or lacks a field.
     """
@@ -108,7 +115,10 @@ def task_from_description(description: Mapping[str, Any], data_dir: Path | None 
             + ", ".join(names())
         )
     benchmark = get(name)
-    task = benchmark.build_task(benchmark.params_from_description(description), data_dir)
+    params = benchmark.params_from_description(description)
+    if spec is not None:
+        params = benchmark.for_model(params, spec, api)
+    task = benchmark.build_task(params, data_dir)
     how = description.get("permute")
     if how is None:
         return task

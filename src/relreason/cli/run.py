@@ -160,6 +160,7 @@ def _run_command(bench: Benchmark) -> Callable[..., None]:
     def command(params: Any, *, cfg: RunConfig) -> None:
         from relreason.benchmarks.permute import permuted
 
+        params = bench.for_model(params, cfg.model, cfg.api.value)
         execute(permuted(bench.build_task(params, cfg.data_dir), cfg.permute), cfg)
 
     command.__doc__ = (
@@ -191,7 +192,7 @@ def _run_main(
 
 def register_run_commands(app: typer.Typer) -> None:
     """Add ``run`` (one subcommand per benchmark), ``sweep``, ``report``, ``compare``."""
-    from relreason.cli.reports import compare, report, sweep
+    from relreason.cli.reports import compare, export, report, sweep
 
     run_app = typer.Typer(
         no_args_is_help=False,
@@ -205,3 +206,4 @@ def register_run_commands(app: typer.Typer) -> None:
     app.command("sweep")(sweep)
     app.command("report")(report)
     app.command("compare")(compare)
+    app.command("export")(export)

@@ -29,6 +29,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from relreason.benchmarks import get as get_benchmark
+from relreason.benchmarks.permute import permuted
 from relreason.errors import DataError, RelreasonError, UsageError
 from relreason.models.options import ModelOptions
 from relreason.records import is_run_folder, load_records, read_manifest
@@ -56,6 +57,13 @@ class ModelEntry(BaseModel):
     timeout: float | None = Field(default=None, gt=0)
     seed: int | None = None
     size: float | None = Field(default=None, gt=0)
+
+    def manifest_options(self) -> dict[str, Any]:
+        """The options recorded in a run's manifest: the backend's, and ``size`` when given."""
+        data = self.options()
+        if self.size is not None:
+            data["size"] = self.size
+        return data
 
     def options(self) -> dict[str, Any]:
         """Return the model options for ``load_backend`` (``ModelOptions`` names)."""
@@ -132,7 +140,7 @@ class SweepResult:
     rows: list[dict[str, Any]] = field(default_factory=list)
 
     def __str__(self) -> str:
-        from relreason.analysis.paper import format_rows
+        from relreason.analysis.runs_table import format_rows
 
         return format_rows(self.rows)
 
@@ -252,18 +260,20 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
         except UsageError as error:
             raise DataError(str(path), str(error), item=f"runs[{position}]") from None
         for cell in _cells(entry):
-            try:
-                params = benchmark.params(**cell)
-                task = benchmark.build_task(params, data_dir)
-                if sweep.options.permute is not None:
-                    from relreason.benchmarks.permute import permuted
-
-                    task = permuted(task, sweep.options.permute)
-            except DataError:
-                raise
-            except RelreasonError as error:
-                raise DataError(str(path), str(error), item=f"runs[{position}]") from None
+            tasks: dict[Any, Task] = {}
             for model in models:
+                try:
+                    params = benchmark.params(**cell)
+                    params = benchmark.for_model(params, model.spec, model.api or "chat")
+                    if params not in tasks:
+                        tasks[params] = permuted(
+                            benchmark.build_task(params, data_dir), sweep.options.permute
+                        )
+                except DataError:
+                    raise
+                except RelreasonError as error:
+                    raise DataError(str(path), str(error), item=f"runs[{position}]") from None
+                task = tasks[params]
                 out_dir = sweep.out / _slug(model.spec) / benchmark.run_name(params)
                 if out_dir in seen:
                     continue
@@ -308,7 +318,7 @@ async def _arun_sweep(
                     backends[key],
                     run.out_dir,
                     run_options,
-                    model_options=run.model.options(),
+                    model_options=run.model.manifest_options(),
                     data_dir=data_dir,
                     progress=progress,
                 )
@@ -334,6 +344,6 @@ def run_sweep(
         sweep.out = out
     planned = plan_sweep(sweep, path=Path(path), data_dir=data_dir)
     asyncio.run(_arun_sweep(planned, sweep.options, data_dir, show_progress))
-    from relreason.analysis.paper import collect
+    from relreason.analysis.runs_table import collect
 
     return SweepResult(collect(sweep.out))

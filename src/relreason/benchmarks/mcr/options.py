@@ -34,5 +34,15 @@ def task_options(
 
 def reading_options(
     mode: Annotated[McrMode, typer.Option("--mode")] = McrMode.robust,
+    cleanup_model: Annotated[
+        str | None,
+        typer.Option(
+            "--cleanup-model",
+            help="Paper reading: ask this model (a model spec) the official clean-up question "
+            "where the paper's rule finds no letter or several, as the paper did "
+            "(it used openai:gpt-4o-mini-2024-07-18).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Holds, in its signature, the options that say how MCR answers are read."""
