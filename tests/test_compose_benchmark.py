@@ -52,6 +52,10 @@ def test_methods_and_modes() -> None:
     assert zsc.second_stage is not None and zsc.max_new_tokens == 256
     paper = bench.build_task(bench.params(language="en", method="zsc", mode="paper"))
     assert paper.second_stage is None
+    cleaned = bench.build_task(bench.params(language="en", mode="paper", cleanup_model="oracle"))
+    assert cleaned.follow_up is not None and cleaned.description["cleanup_model"] == "oracle"
+    again = task_from_description(cleaned.description)
+    assert again.follow_up is not None and again.follow_up.model == "oracle"
     with pytest.raises(UsageError, match="unknown MCR method"):
         bench.build_task(bench.params(language="en", method="cot"))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -10,18 +12,19 @@ from relreason.benchmarks.base import Benchmark, BenchmarkParams
 from relreason.benchmarks.compose import options
 from relreason.benchmarks.mcr.data import LANGUAGES, METHODS, MODES
 from relreason.errors import UsageError
-from relreason.types import EvalItem, Task
+from relreason.types import EvalItem, Extraction, FollowUp, Response, Task
 
 
 class ComposeParams(BenchmarkParams):
     """A compose task: a language (code or long name; default: the file's, or ``en``), a method
     (MCR's), a generated file (default: the bundled set of the language) and the reading
-    ``mode`` (robust or paper, as MCR)."""
+    ``mode`` (robust or paper, as MCR, with its optional clean-up model)."""
 
     language: str | None = None
     method: str = "zs"
     file: Path | None = None
     mode: str = "robust"
+    cleanup_model: str | None = None
 
 
 class Compose(Benchmark):
@@ -42,7 +45,20 @@ class Compose(Benchmark):
         from relreason.benchmarks.compose.prompts import build_task
 
         p = _compose(params)
-        return build_task(p.language, p.method, file=p.file, mode=p.mode)
+        task = build_task(p.language, p.method, file=p.file, mode=p.mode)
+        if p.cleanup_model is None:
+            return task
+        from relreason.benchmarks.mcr.cleanup import cleanup_request, needs_cleanup
+
+        follow_up = FollowUp(
+            model=p.cleanup_model,
+            reader="paper",
+            needs=needs_cleanup,
+            request=cleanup_request,
+            read=functools.partial(_cleaned, few_shot=task.description["method"] == "fs"),
+        )
+        description = {**task.description, "cleanup_model": p.cleanup_model}
+        return dataclasses.replace(task, follow_up=follow_up, description=description)
 
     def grid(self) -> dict[str, list[Any]]:
         """The five languages and MCR's three paper methods."""
@@ -66,6 +82,7 @@ class Compose(Benchmark):
                 method=description["method"],
                 mode=description.get("mode", "robust"),
                 file=Path(file) if file else None,
+                cleanup_model=description.get("cleanup_model"),
             )
         except KeyError as missing:
             raise UsageError(f"the run's task description lacks the field {missing}") from None
@@ -91,6 +108,12 @@ class Compose(Benchmark):
             "domains": list(DOMAINS),
             "modes": list(MODES),
         }
+
+
+def _cleaned(item: EvalItem, first: Extraction, reply: Response, *, few_shot: bool) -> Extraction:
+    from relreason.benchmarks.mcr.cleanup import score_cleanup
+
+    return score_cleanup(item, first, reply, few_shot=few_shot)
 
 
 def _compose(params: BenchmarkParams) -> ComposeParams:
