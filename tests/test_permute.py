@@ -225,3 +225,13 @@ def test_every_cyclic_order_is_asked_once() -> None:
     assert list(itertools.islice((i.labels["order"] for i in task.items), 4)) == [
         "rot0", "rot1", "rot2", "rot3"
     ]  # fmt: skip
+
+
+def test_evaluate_takes_permute(tmp_path: Path) -> None:
+    import relreason
+
+    result = relreason.evaluate(
+        "compose", "first", out=tmp_path / "run", language="ko", permute="reverse", limit=6
+    )
+    assert result.accuracy == pytest.approx(sum(r["correct"] for r in result.records()) / 6)
+    assert {r["labels"]["order"] for r in result.records()} == {"orig", "rev"}

@@ -68,9 +68,12 @@ def evaluate(
     Keyword ``options`` are the benchmark's parameters (e.g. ``task="re2text", setting=9``),
     run options by their command-line names (``scoring``, ``limit``, ``concurrency``,
     ``requests_per_minute``, ``use_cache``, ...) and backend options (``base_urls``, ``api``,
-    ``chat_template``, ...). Raises ``UsageError``/``DataError`` like the command line.
+    ``chat_template``, ...), and ``permute`` (``"cyclic"``, ``"reverse"``, ``"all"`` or a
+    number: each item under several option orders). Raises ``UsageError``/``DataError`` like
+    the command line.
     """
     bench = benchmarks.get(benchmark)
+    permute = options.pop("permute", None)
     fields = set(bench.params_model.model_fields)
     params_values = {k: v for k, v in options.items() if k in fields}
     run_values = {k: v for k, v in options.items() if k in FLAT_RUN_OPTIONS}
@@ -83,6 +86,10 @@ def evaluate(
     folder_data = None if data_dir is None else Path(data_dir)
     params = bench.for_model(bench.params(**params_values), model, model_values.get("api", "chat"))
     task = bench.build_task(params, folder_data)
+    if permute is not None:
+        from relreason.benchmarks.permute import permuted
+
+        task = permuted(task, str(permute))
     run_options = run_options_from(run_values, task)
     model_options = ModelOptions.from_json(model_values)
     if out is None:
