@@ -90,6 +90,7 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
     from relreason.files import atomic_write_text
     from relreason.records import format_summary, record_line, summarize
     from relreason.records.responses import read_responses, score_responses
+    from relreason.run.context import task_context
 
     responses = read_responses(responses_path, len(task.items))
     records = score_responses(task, responses)
@@ -103,6 +104,7 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
         complete=len(records) == len(task.items),
         group_by=task.group_by or None,
     )
+    summary.context = task_context(task, records)
     typer.echo(format_summary(summary))
     unreadable = [r for r in records if r["status"] == "unparseable"]
     if strict and unreadable:
