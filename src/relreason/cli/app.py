@@ -179,6 +179,10 @@ def build_app() -> typer.Typer:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; user errors print one message (no traceback) and exit non-zero."""
+    if not sys.stderr.isatty():
+        from relreason.run.progress import quiet_library_bars
+
+        quiet_library_bars()  # their \r-updated bars would be one long line in a log
     try:
         build_app()(args=argv)
     except RelreasonError as error:
