@@ -19,11 +19,17 @@ from rich.markup import escape
 import relreason
 from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark, merged_options
+from relreason.cli.helptext import (
+    benchmark_help,
+    readable_metavars,
+    show_help_without_command,
+)
 from relreason.cli.options import DataDir, LimitOpt, gather_options
 from relreason.errors import RelreasonError, UnreadableAnswersError
 from relreason.types import Task
 
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
+"""Errors go here; soft wrapping: a long URL or path is never broken by an inserted newline."""
 
 ResponsesOpt = Annotated[
     Path, typer.Option("--responses", help="JSON lines: {index, output[, logprobs]}.")
@@ -143,6 +149,7 @@ def _version(value: bool) -> None:
 
 
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option(
@@ -151,6 +158,14 @@ def _root(
     ] = False,
 ) -> None:
     """Measure how well language models reason about relations (ConvRe, MCR and more)."""
+    show_help_without_command(ctx)
+
+
+def _group(name_help: str) -> typer.Typer:
+    """A command group that shows its help (exit 0) when called with no subcommand."""
+    group = typer.Typer(rich_markup_mode=None, invoke_without_command=True, help=name_help)
+    group.callback()(show_help_without_command)
+    return group
 
 
 def build_app() -> typer.Typer:
@@ -159,16 +174,21 @@ def build_app() -> typer.Typer:
     from relreason.cli.run import register_run_commands
 
     app = typer.Typer(
-        no_args_is_help=True,
+        rich_markup_mode=None,  # plain help: full option names at 80 columns, flags as flags
+        invoke_without_command=True,
         pretty_exceptions_enable=False,
         help="Measure how well language models reason about relations (ConvRe, MCR and more).",
     )
     app.callback()(_root)
-    prompts_app = typer.Typer(no_args_is_help=True, help="Print a setting's prompts as JSON lines.")
-    score_app = typer.Typer(no_args_is_help=True, help="Score model outputs you already have.")
+    prompts_app = _group("Print a setting's prompts as JSON lines.")
+    score_app = _group("Score model outputs you already have.")
     for bench in benchmarks.all_benchmarks():
-        prompts_app.command(bench.name, help=bench.title)(_prompts_command(bench))
-        score_app.command(bench.name, help=bench.title)(_score_command(bench))
+        prompts_app.command(bench.name, help=benchmark_help(bench, bench.title))(
+            _prompts_command(bench)
+        )
+        score_app.command(bench.name, help=benchmark_help(bench, bench.title))(
+            _score_command(bench)
+        )
     app.add_typer(prompts_app, name="prompts")
     app.add_typer(score_app, name="score")
     app.command("download")(download)
@@ -183,8 +203,10 @@ def main(argv: list[str] | None = None) -> None:
         from relreason.run.progress import quiet_library_bars
 
         quiet_library_bars()  # their \r-updated bars would be one long line in a log
+    command = typer.main.get_command(build_app())
+    readable_metavars(command)
     try:
-        build_app()(args=argv)
+        command(args=argv, prog_name="relreason")
     except RelreasonError as error:
         err.print(f"[red]error:[/] {escape(str(error))}", highlight=False)
         raise SystemExit(error.exit_code) from None
