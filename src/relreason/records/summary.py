@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from relreason.records.context import breakdown_lines, context_lines, sorted_breakdown
+from relreason.records.context import WIDTH, breakdown_lines, context_lines, sorted_breakdown
 
 STATUSES = ("correct", "wrong", "unparseable", "no_answer", "failed")
 
@@ -147,10 +147,14 @@ def format_summary(summary: RunSummary, *, max_label_values: int | None = None) 
     Its context (chance, baselines, paper figures, answer habit) follows the counts, then every
     label's full breakdown as a table (``max_label_values`` is kept for old callers, unused).
     """
+    who = f"{summary.task} on {summary.model}:"
+    score = (
+        f"accuracy {summary.accuracy:.4f} ({summary.correct}/{summary.n}{_interval_text(summary)})"
+        f"{'' if summary.complete else ' [incomplete]'}"
+    )
+    headline = [f"{who} {score}"] if len(who) + len(score) < WIDTH else [who, "  " + score]
     lines = [
-        f"{summary.task} on {summary.model}: accuracy {summary.accuracy:.4f} "
-        f"({summary.correct}/{summary.n}{_interval_text(summary)})"
-        f"{'' if summary.complete else ' [incomplete]'}",
+        *headline,
         "  " + ", ".join(f"{k} {v}" for k, v in summary.statuses.items()),
         f"  tokens: {summary.usage['prompt_tokens']} in, {summary.usage['completion_tokens']} out"
         + (f"; est. cost ${summary.cost_usd:.4f}" if summary.cost_usd is not None else "")
