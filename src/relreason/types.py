@@ -125,6 +125,20 @@ Scorer = Callable[[EvalItem, Response], Extraction]
 
 
 @dataclass(frozen=True)
+class FollowUp:
+    """A second model asked about the items one reading left open, as the MCR paper did with
+    its clean-up model: ``needs(extraction)`` says whether an item's ``reader`` reading needs
+    it, ``request(item, output)`` builds the question, ``read(item, first, reply)`` gives the
+    final reading."""
+
+    model: str
+    reader: str
+    needs: Callable[[Extraction], bool]
+    request: Callable[[EvalItem, str], GenerationRequest]
+    read: Callable[[EvalItem, Extraction, Response], Extraction]
+
+
+@dataclass(frozen=True)
 class Task:
     """A benchmark under one setting: its items, how to score them, and what it is.
 
@@ -138,6 +152,10 @@ class Task:
     ``max_new_tokens`` is the generation length a run uses unless the user sets one: enough
     for the answer the prompt asks for (a letter, or a chain of thought), no more.
     ``strict``: a run or score that leaves some answers unread exits 1 (ConvRe ``--mode strict``).
+    ``reader`` names the rule ``scorer`` reads answers by (``sound``, ``official:gpt-chat``,
+    ``robust``, ``paper``); ``alt_scorer`` is a second rule (``alt_reader``) every record is
+    also read by, so that summaries can show how much of a score is the reading rule's doing.
+    ``follow_up`` (MCR ``--cleanup-model``) asks a second model about items a reading left open.
     """
 
     benchmark: str
@@ -149,6 +167,10 @@ class Task:
     group_by: tuple[str, ...] = ()
     max_new_tokens: int = 512
     strict: bool = False
+    reader: str = "sound"
+    alt_scorer: Scorer | None = None
+    alt_reader: str | None = None
+    follow_up: FollowUp | None = None
 
     def continuations(self, item: EvalItem) -> dict[str, str]:
         """The continuation scored for each choice letter: ``" A"``, ``" B"``, ..."""

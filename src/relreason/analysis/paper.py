@@ -1,115 +1,126 @@
-"""Runs beside the papers' published figures: one row per run folder (``collect``), the
-figures of the same cells (``beside_paper``), and a plain-text table (``format_rows``)."""
+"""The papers' published figures beside the runs: validating ``--compare SPEC=PAPER_MODEL``
+names, and one table of our accuracy vs the paper's for every cell that matches."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
-from relreason import benchmarks
-from relreason.records import read_manifest
+import pandas as pd
+
+from relreason.analysis.load import Runs
+from relreason.analysis.runs_table import paper_figures
+from relreason.analysis.stats import accuracy_cell
+from relreason.analysis.table import Drill, NotPossible, Table
+from relreason.errors import UsageError
 
 
-def collect(out: Path) -> list[dict[str, Any]]:
-    """Return one row per run folder under ``out``: model, benchmark, task (or language),
-    setting (or method), accuracy, n, failed, complete, folder. Sorted for a stable report."""
-    rows = []
-    for manifest_path in sorted(Path(out).rglob("manifest.json")):
-        folder = manifest_path.parent
-        manifest = read_manifest(folder)
-        description = manifest.get("description") or {}
-        summary_path = folder / "summary.json"
-        summary = json.loads(summary_path.read_text("utf-8")) if summary_path.is_file() else {}
-        name = description.get("benchmark", manifest.get("benchmark"))
-        task, setting = _cell(str(name), description)
+def published() -> pd.DataFrame:
+    """Return every published figure of both papers: benchmark, model, task (ConvRe task or MCR
+    language), setting (ConvRe id or MCR method), accuracy in 0..1."""
+    return pd.DataFrame(paper_figures("convre") + paper_figures("mcr"))
+
+
+def paper_models() -> list[str]:
+    """Return the papers' model names (as in ``benchmarks/<name>/paper_table*.csv``)."""
+    return sorted(set(published()["model"]))
+
+
+def check_compare(runs: Runs, compare: Mapping[str, str] | None) -> dict[str, str]:
+    """Return ``compare`` (run model spec -> paper model); paper names match without regard
+    to case (ConvRe spells ``gpt-4``, MCR ``GPT-4``: one name serves both).
+
+    Raises ``UsageError`` listing the valid names when a spec is not a model of the runs or a
+    paper model is unknown (names are matched without regard to case).
+    """
+    specs = sorted(set(runs.runs["spec"]))
+    names = {m.lower() for m in paper_models()}
+    checked = {}
+    for spec, model in (compare or {}).items():
+        if spec not in specs:
+            raise UsageError(
+                f"unknown model spec {spec!r} in --compare; the runs hold: " + ", ".join(specs)
+            )
+        if model.lower() not in names:
+            raise UsageError(
+                f"unknown paper model {model!r} in --compare; valid: " + ", ".join(paper_models())
+            )
+        checked[spec] = model
+    return checked
+
+
+def _cell_of(run: Any) -> tuple[str, str, str]:
+    if run["benchmark"] == "convre":
+        setting = "" if pd.isna(run["setting"]) else str(int(run["setting"]))
+        return ("convre", str(run["task"]), setting)
+    return ("mcr", str(run["language"]), str(run["method"]))
+
+
+def _partial_text(run: Any, n: int) -> str:
+    """``40 of 1598 items, limit 40`` (the task's size when the manifest says it)."""
+    total = json.loads(run["description"] or "{}").get("n_items")
+    if total is None and not pd.notna(run["limit"]):
+        total = run["n_items"]
+    text = f"{n} of {total} items" if total else f"{n} items"
+    if pd.notna(run["limit"]):
+        text += f", limit {int(run['limit'])}"
+    return text + ("" if run["complete"] else ", not finished")
+
+
+def beside_papers(runs: Runs, compare: Mapping[str, str]) -> Table:
+    """One row per run whose model ``compare`` maps to a paper model with a figure for the same
+    cell: our accuracy, the paper's, the difference, and a mark for partial or subset runs
+    (the papers' figures are for the full set)."""
+    if not compare:
+        raise NotPossible("no --compare SPEC=PAPER_MODEL was given")
+    figures = published()
+    index = {
+        (r.benchmark, str(r.task), str(r.setting), str(r.model).lower()): r.accuracy
+        for r in figures.itertuples()
+    }
+    rows: list[dict[str, Any]] = []
+    drill: dict[tuple[int, str], Drill] = {}
+    for _, run in runs.runs.iterrows():
+        model = compare.get(run["spec"])
+        if model is None or run["neutral"]:
+            continue
+        paper = index.get((*_cell_of(run), model.lower()))
+        if paper is None:
+            continue
+        cell = accuracy_cell(runs.items.loc[runs.items["run_id"] == run["run_id"], "correct"])
+        marks = []
+        if run["partial"]:
+            shown = _partial_text(run, int(cell["n"]))
+            marks.append(f"PARTIAL ({shown}): not comparable with the paper's full-set figure")
+        if run["subset"]:
+            marks.append("subset (328 triples)")
+        drill[(len(rows), "ours")] = Drill((run["run_id"],))
+        benchmark, task, setting = _cell_of(run)
         rows.append(
             {
-                "model": (manifest.get("model") or {}).get("spec"),
-                "benchmark": name,
+                "model": run["model"],
+                "paper_model": model,
+                "benchmark": benchmark,
                 "task": task,
                 "setting": setting,
-                "subset": bool(description.get("subset", False)),
-                "accuracy": summary.get("accuracy"),
-                "n": summary.get("n", 0),
-                "failed": summary.get("failed", 0),
-                "complete": manifest.get("status") == "complete",
-                "folder": str(folder),
+                "ours": cell["accuracy"],
+                "lo": cell["lo"],
+                "hi": cell["hi"],
+                "paper": paper,
+                "delta": cell["accuracy"] - paper,
+                "inside_ci": cell["lo"] <= paper <= cell["hi"],
+                "partial": bool(run["partial"]),
+                "mark": "; ".join(marks),
             }
         )
-    return rows
-
-
-def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Return ``rows`` as a plain-text table."""
-    columns = ["model", "benchmark", "task", "setting", "accuracy", "n", "failed", "paper"]
-    if any("paper_model" in row for row in rows):
-        columns += ["paper_model", "delta"]
-    cells = [[_fmt(row.get(c)) for c in columns] for row in rows]
-    widths = [
-        max(len(c), *(len(r[i]) for r in cells)) if cells else len(c) for i, c in enumerate(columns)
-    ]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
-    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in cells]
-    return "\n".join(lines)
-
-
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    if isinstance(value, dict):
-        return f"{len(value)} figures" if value else "-"
-    return str(value)
-
-
-def _cell(name: str, description: Mapping[str, Any]) -> tuple[Any, Any]:
-    """The (task, setting) a run is tabulated under, as its benchmark says (if registered)."""
-    if name in benchmarks.names():
-        return benchmarks.get(name).report_cell(description)
-    return (description.get("task"), description.get("setting"))
-
-
-def paper_figures(benchmark: str) -> list[dict[str, Any]]:
-    """Return a benchmark's published figures as rows (benchmark, model, task, setting,
-    accuracy in 0..1). Raises ``UsageError`` for an unknown benchmark."""
-    figures = benchmarks.get(benchmark).paper_figures()
-    return [
-        {
-            "benchmark": f.benchmark,
-            "model": f.model,
-            "task": f.task,
-            "setting": int(f.setting) if f.setting.isdigit() else f.setting,
-            "accuracy": f.accuracy,
-        }
-        for f in figures
-    ]
-
-
-def beside_paper(
-    rows: Sequence[Mapping[str, Any]], model_map: Mapping[str, str] | None = None
-) -> list[dict[str, Any]]:
-    """Return ``rows`` each with ``paper`` (paper model -> accuracy for the same cell) and,
-    when ``model_map`` maps the row's model to a paper model, ``paper_accuracy`` and ``delta``."""
-    index: dict[tuple[str, str, str], dict[str, float]] = {}
-    for benchmark in benchmarks.all_benchmarks():
-        for fig in benchmark.paper_figures():
-            cell = (fig.benchmark, fig.task, fig.setting)
-            index.setdefault(cell, {})[fig.model] = fig.accuracy
-    out = []
-    for row in rows:
-        cell = (str(row.get("benchmark")), str(row.get("task")), str(row.get("setting")))
-        figures = index.get(cell, {})
-        merged = {**row, "paper": figures}
-        wanted = (model_map or {}).get(str(row.get("model")), "").lower()
-        paper_model = next((m for m in figures if m.lower() == wanted), None)
-        if paper_model is not None:
-            merged["paper"] = figures[paper_model]
-            merged["paper_model"] = paper_model
-            accuracy = row.get("accuracy")
-            if isinstance(accuracy, int | float):
-                merged["delta"] = accuracy - figures[paper_model]
-        out.append(merged)
-    return out
+    if not rows:
+        raise NotPossible("no run matches a cell the compared paper models have a figure for")
+    note = "lo-hi: Wilson 95% interval of ours; PARTIAL runs are not the paper's full set."
+    return Table(
+        "paper_compare",
+        "Beside the papers' published figures",
+        pd.DataFrame(rows),
+        note=note,
+        drill=drill,
+    )

@@ -90,6 +90,11 @@ class Benchmark(ABC):
     def params_from_description(self, description: Mapping[str, Any]) -> BenchmarkParams:
         """Return the parameters of the task a run manifest's ``description`` records."""
 
+    def for_model(self, params: BenchmarkParams, spec: str, api: str = "chat") -> BenchmarkParams:
+        """Return ``params`` with what depends on the model filled in (e.g. the official
+        reading rule of the model's family); the default changes nothing."""
+        return params
+
     def params(self, **values: Any) -> BenchmarkParams:
         """Return validated parameters (``UsageError`` naming the bad field)."""
         from pydantic import ValidationError

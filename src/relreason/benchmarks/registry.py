@@ -94,8 +94,15 @@ def data_files(which: str) -> list[DataFiles]:
     return [benchmark.files]
 
 
-def task_from_description(description: Mapping[str, Any], data_dir: Path | None = None) -> Task:
-    """Rebuild the task a run manifest's ``description`` records (for ``--resume``).
+def task_from_description(
+    description: Mapping[str, Any],
+    data_dir: Path | None = None,
+    *,
+    spec: str | None = None,
+    api: str = "chat",
+) -> Task:
+    """Rebuild the task a run manifest's ``description`` records (for ``--resume``), for the
+    model ``spec`` when given (see ``Benchmark.for_model``).
 
     Raises ``UsageError`` when it names no registered benchmark or lacks a field.
     """
@@ -106,7 +113,10 @@ def task_from_description(description: Mapping[str, Any], data_dir: Path | None 
             + ", ".join(names())
         )
     benchmark = get(name)
-    return benchmark.build_task(benchmark.params_from_description(description), data_dir)
+    params = benchmark.params_from_description(description)
+    if spec is not None:
+        params = benchmark.for_model(params, spec, api)
+    return benchmark.build_task(params, data_dir)
 
 
 def download(

@@ -100,6 +100,8 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
 
     responses = read_responses(responses_path, len(task.items))
     records = score_responses(task, responses)
+    if task.follow_up is not None:
+        _follow_up_scored(task, records)
     atomic_write_text(out, "".join(record_line(r) for r in records))
     summary = summarize(
         records,
@@ -121,6 +123,28 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
             f"{len(unreadable)} output(s) could not be read as an answer (strict mode); "
             f"they are listed above and marked 'unparseable' in {out}"
         )
+
+
+def _follow_up_scored(task: Task, records: list[dict[str, Any]]) -> None:
+    """Ask the task's follow-up model (MCR ``--cleanup-model``) about the open readings."""
+    import asyncio
+
+    from relreason.models.registry import load_backend
+    from relreason.run.follow_up import apply_follow_up
+    from relreason.run.options import RunOptions
+
+    assert task.follow_up is not None
+    by_index = {int(r["index"]): r for r in records}
+
+    async def ask() -> None:
+        assert task.follow_up is not None
+        backend = load_backend(task.follow_up.model)
+        try:
+            await apply_follow_up(task, by_index, backend, RunOptions(), None)
+        finally:
+            await backend.aclose()
+
+    asyncio.run(ask())
 
 
 def download(

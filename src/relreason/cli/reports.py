@@ -69,7 +69,7 @@ def report(
     """Tabulate finished runs, beside the papers' published figures for the same cells."""
     import json
 
-    from relreason.analysis.paper import beside_paper, collect, format_rows
+    from relreason.analysis.runs_table import beside_paper, collect, format_rows
 
     mapping: dict[str, str] = {}
     for pair in compare or []:

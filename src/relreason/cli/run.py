@@ -204,6 +204,7 @@ def _run_command(bench: Benchmark) -> Callable[..., None]:
     @with_run_options
     @with_params(bench, reading=True)
     def command(params: Any, *, cfg: RunConfig) -> None:
+        params = bench.for_model(params, cfg.model, cfg.api.value)
         execute(bench.build_task(params, cfg.data_dir), cfg)
 
     command.__doc__ = benchmark_help(

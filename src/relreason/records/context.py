@@ -92,7 +92,8 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _wrap(text: str, indent: str = "  ", more: str = "    ") -> list[str]:
+def wrap_line(text: str, indent: str = "  ", more: str = "    ") -> list[str]:
+    """``text`` as summary lines of at most 80 characters (a long word, e.g. a path, whole)."""
     return textwrap.wrap(
         text,
         width=WIDTH,
@@ -153,15 +154,15 @@ def context_lines(
         f"{BASELINE_NAMES.get(name, name)} {_fmt(value)}"
         for name, value in sorted(baselines.items())
     ]
-    lines += _wrap("context (same items): " + "; ".join(parts))
+    lines += wrap_line("context (same items): " + "; ".join(parts))
     if interval:
-        lines += _wrap(verdict_text(accuracy, interval, chance, baselines))
+        lines += wrap_line(verdict_text(accuracy, interval, chance, baselines))
     paper = context.get("paper")
     if paper and paper.get("figures"):
-        lines += _wrap(_paper_text(paper))
+        lines += wrap_line(_paper_text(paper))
     answers = context.get("answers")
     if answers and answers.get("habit"):
-        lines += _wrap(_habit_text(answers))
+        lines += wrap_line(_habit_text(answers))
     return lines
 
 

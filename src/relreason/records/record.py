@@ -39,6 +39,8 @@ RECORD_FIELDS = (
     "cached",
     "error",
     "labels",
+    "reader",
+    "alt",
 )
 VOLATILE_RECORD_FIELDS = ("latency_s", "attempts", "cached")
 """Record fields that legitimately differ between two runs of the same configuration."""
@@ -53,6 +55,8 @@ class Record:
     ``output``/``second_output``: the text of the first and (MCR zero-shot CoT) second request.
     ``choice_logprobs``: letter -> log-likelihood (log-prob scoring). ``top_logprobs``: the first
     generated token's alternatives. ``error``: the last error of a failed request.
+    ``reader``: the rule that gave ``answer``/``status``; ``alt``: the same output read by the
+    task's second rule (``reader``, ``answer``, ``status``, ``correct``, ``method``, ``detail``).
     """
 
     index: int
@@ -75,6 +79,8 @@ class Record:
     cached: bool = False
     error: str | None = None
     labels: dict[str, Any] = field(default_factory=dict)
+    reader: str | None = None
+    alt: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Return the record as a JSON-ready dict, fields in :data:`RECORD_FIELDS` order."""
@@ -120,12 +126,16 @@ def make_record(
     attempts: int = 0,
     cached: bool = False,
     error: str | None = None,
+    reader: str | None = None,
+    alt: Extraction | None = None,
+    alt_reader: str | None = None,
 ) -> dict[str, Any]:
     """Return the JSON-ready record of one item.
 
     ``extraction`` is the reading (None when the item failed: then ``error`` says why).
     ``responses`` are the first and optional second response (either may be None); ``scored``
     is the one that was read (its choice and first-token log-probabilities are kept).
+    ``alt`` is the second reading of the same response by the rule ``alt_reader``.
     """
     first = responses[0] if responses else None
     second = responses[1] if len(responses) > 1 else None
@@ -162,5 +172,19 @@ def make_record(
         cached=cached and bool(present),
         error=(error or "no response") if failed else None,
         labels=json_labels(item.labels),
+        reader=reader,
+        alt=None if failed or alt is None else alt_json(alt, alt_reader),
     )
     return record.to_json()
+
+
+def alt_json(extraction: Extraction, reader: str | None) -> dict[str, Any]:
+    """The JSON form of a second reading."""
+    return {
+        "reader": reader,
+        "answer": extraction.answer,
+        "status": extraction.status,
+        "correct": extraction.correct,
+        "method": extraction.method,
+        "detail": extraction.detail,
+    }

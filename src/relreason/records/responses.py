@@ -96,5 +96,16 @@ def score_responses(task: Task, responses: Mapping[int, Response]) -> list[dict[
         item = task.items[index]
         response = responses[index]
         extraction = task.scorer(item, response)
-        records.append(make_record(item, extraction, [response], scored=response))
+        alt = task.alt_scorer(item, response) if task.alt_scorer is not None else None
+        records.append(
+            make_record(
+                item,
+                extraction,
+                [response],
+                scored=response,
+                reader=task.reader,
+                alt=alt,
+                alt_reader=task.alt_reader,
+            )
+        )
     return records

@@ -9,7 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from relreason.records.context import WIDTH, breakdown_lines, context_lines, sorted_breakdown
+from relreason.records.context import (
+    WIDTH,
+    breakdown_lines,
+    context_lines,
+    sorted_breakdown,
+    wrap_line,
+)
 
 STATUSES = ("correct", "wrong", "unparseable", "no_answer", "failed")
 
@@ -83,6 +89,8 @@ def summarize(
     list value counts the item under each of its values. ``extra["accuracy_ci95"]`` holds the
     Wilson 95% interval of the accuracy.
     """
+    records_list = list(records)
+    records = records_list
     statuses = dict.fromkeys(STATUSES, 0)
     by_label: dict[str, dict[str, dict[str, float]]] = {}
     usage = {"prompt_tokens": 0, "completion_tokens": 0}
@@ -122,7 +130,41 @@ def summarize(
         elapsed_s=elapsed_s,
     )
     summary.extra["accuracy_ci95"] = list(wilson_interval(correct, n))
+    audit = reading_audit(records_list)
+    if audit is not None:
+        summary.extra["reading_audit"] = audit
     return summary
+
+
+def reading_audit(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """Accuracy under the record's own reader and under its second reading (``alt``), the
+    number of items whose answers differ, and how many items each rule alone reads right.
+    None when no record carries a second reading. Failed items count as wrong under both."""
+    with_alt = [r for r in records if isinstance(r.get("alt"), Mapping)]
+    if not with_alt:
+        return None
+    n = len(records)
+    first = sum(r.get("status") == "correct" for r in records)
+    second = sum(bool(r["alt"].get("correct")) for r in with_alt)
+    differ = sum(r.get("answer") != r["alt"].get("answer") for r in with_alt)
+    cleanup = sum(
+        r.get("method") == "paper_rule_cleanup" or r["alt"].get("method") == "paper_rule_cleanup"
+        for r in with_alt
+    )
+    return {
+        "reader": with_alt[0].get("reader"),
+        "alt_reader": with_alt[0]["alt"].get("reader"),
+        "accuracy": first / n if n else None,
+        "alt_accuracy": second / n if n else None,
+        "answers_differ": differ,
+        "only_reader_correct": sum(
+            r.get("status") == "correct" and not r["alt"].get("correct") for r in with_alt
+        ),
+        "only_alt_correct": sum(
+            r.get("status") != "correct" and bool(r["alt"].get("correct")) for r in with_alt
+        ),
+        "paper_rule_cleanup": cleanup,
+    }
 
 
 def wilson_interval(correct: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -160,6 +202,18 @@ def format_summary(summary: RunSummary, *, max_label_values: int | None = None) 
         + (f"; est. cost ${summary.cost_usd:.4f}" if summary.cost_usd is not None else "")
         + f"; {summary.cached} cached",
     ]
+    audit = summary.extra.get("reading_audit")
+    if audit and audit.get("alt_accuracy") is not None:
+        lines += wrap_line(
+            f"reading audit: {audit['reader']} {audit['accuracy']:.4f} vs "
+            f"{audit['alt_reader']} {audit['alt_accuracy']:.4f}; answers differ on "
+            f"{audit['answers_differ']} item(s)"
+            + (
+                f"; {audit['paper_rule_cleanup']} left for the paper's clean-up model"
+                if audit["paper_rule_cleanup"]
+                else ""
+            )
+        )
     lines += context_lines(summary.context, summary.accuracy, summary.extra.get("accuracy_ci95"))
     lines += breakdown_lines(summary.by_label)
     lines.append(f"  folder: {summary.out_dir}")

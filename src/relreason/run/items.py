@@ -138,7 +138,13 @@ class ItemPath:
         """Read one item's answer, append its record and report it."""
         scored = w.second if self.second_stage is not None else w.first
         failed = w.error is not None or scored is None
-        extraction = None if failed or scored is None else self.task.scorer(w.item, scored)
+        extraction = alt = None
+        if not failed and scored is not None:
+            extraction = self.task.scorer(w.item, scored)
+            if self.task.alt_scorer is not None and w.first is not None:
+                # the second rule reads the model's own first output (for MCR zero-shot CoT,
+                # the paper's rule read the reasoning, not the answer-extraction reply)
+                alt = self.task.alt_scorer(w.item, w.first)
         record = make_record(
             w.item,
             extraction,
@@ -147,6 +153,9 @@ class ItemPath:
             attempts=w.attempts,
             cached=w.cached,
             error=w.error,
+            reader=self.task.reader,
+            alt=alt,
+            alt_reader=self.task.alt_reader,
         )
         self.records[w.item.index] = record
         self.lines[w.item.index] = self.writer.append(record)

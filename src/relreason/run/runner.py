@@ -107,6 +107,9 @@ async def arun_task(
     items = ItemPath(task, options, calls, writer, records, emit)
     try:
         await items.run(todo)
+        if task.follow_up is not None:
+            for index in await _follow_up(task, records, options, cache):
+                items.lines.pop(index, None)  # re-serialised by the sorted rewrite below
     finally:
         writer.close()
         with contextlib.suppress(Exception):
@@ -138,6 +141,21 @@ async def arun_task(
     if options.show_progress and own_progress:
         print(format_summary(summary))
     return summary
+
+
+async def _follow_up(
+    task: EvalTask, records: dict[int, dict[str, Any]], options: RunOptions, cache: Any
+) -> list[int]:
+    """Run the task's follow-up model (MCR ``--cleanup-model``) over the open readings."""
+    from relreason.models.registry import load_backend
+    from relreason.run.follow_up import apply_follow_up
+
+    assert task.follow_up is not None
+    helper = load_backend(task.follow_up.model)
+    try:
+        return await apply_follow_up(task, records, helper, options, cache)
+    finally:
+        await helper.aclose()
 
 
 def run_task(
@@ -217,7 +235,8 @@ async def aresume_run(
     if task is None:
         from relreason.benchmarks.registry import task_from_description
 
-        task = task_from_description(description, data_dir)
+        api = str(model_options.get("api") or "chat")
+        task = task_from_description(description, data_dir, spec=spec, api=api)
     if backend is None:
         from relreason.models.registry import load_backend
 

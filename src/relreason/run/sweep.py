@@ -131,7 +131,7 @@ class SweepResult:
     rows: list[dict[str, Any]] = field(default_factory=list)
 
     def __str__(self) -> str:
-        from relreason.analysis.paper import format_rows
+        from relreason.analysis.runs_table import format_rows
 
         return format_rows(self.rows)
 
@@ -251,14 +251,18 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
         except UsageError as error:
             raise DataError(str(path), str(error), item=f"runs[{position}]") from None
         for cell in _cells(entry):
-            try:
-                params = benchmark.params(**cell)
-                task = benchmark.build_task(params, data_dir)
-            except DataError:
-                raise
-            except RelreasonError as error:
-                raise DataError(str(path), str(error), item=f"runs[{position}]") from None
+            tasks: dict[Any, Task] = {}
             for model in models:
+                try:
+                    params = benchmark.params(**cell)
+                    params = benchmark.for_model(params, model.spec, model.api or "chat")
+                    if params not in tasks:
+                        tasks[params] = benchmark.build_task(params, data_dir)
+                except DataError:
+                    raise
+                except RelreasonError as error:
+                    raise DataError(str(path), str(error), item=f"runs[{position}]") from None
+                task = tasks[params]
                 out_dir = sweep.out / _slug(model.spec) / benchmark.run_name(params)
                 if out_dir in seen:
                     continue
@@ -329,6 +333,6 @@ def run_sweep(
         sweep.out = out
     planned = plan_sweep(sweep, path=Path(path), data_dir=data_dir)
     asyncio.run(_arun_sweep(planned, sweep.options, data_dir, show_progress))
-    from relreason.analysis.paper import collect
+    from relreason.analysis.runs_table import collect
 
     return SweepResult(collect(sweep.out))

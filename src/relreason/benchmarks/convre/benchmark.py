@@ -10,6 +10,8 @@ from typing import Any
 from relreason.benchmarks.base import Benchmark, BenchmarkParams, PaperFigure
 from relreason.benchmarks.convre import options
 from relreason.benchmarks.convre.files import FILES
+from relreason.benchmarks.convre.official import FAMILIES, infer_family
+from relreason.benchmarks.convre.readers import DEFAULT_FAMILY, convre_scorer, parse_reader
 from relreason.benchmarks.convre.settings import KNOBS, SETTING_IDS, TASKS, paper_setting
 from relreason.errors import UsageError
 from relreason.types import Task
@@ -18,7 +20,10 @@ from relreason.types import Task
 class ConvReParams(BenchmarkParams):
     """A ConvRe task: paper ``setting`` (default 1), ``knobs`` overriding its values, the subset
     and the neutral "relation R" variant; ``mode`` and ``logprob_fallback`` say how answers are
-    read (strict mode fails a run or score that leaves answers unread)."""
+    read (strict mode fails a run or score that leaves answers unread); ``reader`` is ``sound``
+    (default), ``official`` or ``official:FAMILY``, and every record is also read by the other
+    one; ``family`` is the official rule's model family when the reader does not name one
+    (inferred from the model by ``for_model``; default ``gpt-chat``)."""
 
     task: str
     setting: int | None = None
@@ -31,6 +36,8 @@ class ConvReParams(BenchmarkParams):
     text_type: str | None = None
     mode: str = "auto"
     logprob_fallback: bool = True
+    reader: str = "sound"
+    family: str | None = None
 
     def knobs(self) -> dict[str, Any]:
         """Return the knobs set explicitly (they override the setting's values)."""
@@ -66,7 +73,32 @@ class ConvRe(Benchmark):
             data_dir=data_dir,
             logprob_fallback=p.logprob_fallback,
         )
-        return dataclasses.replace(task, strict=p.mode == "strict")
+        sound = convre_scorer("sound", cot=chosen.cot, logprob_fallback=p.logprob_fallback)
+        kind, named = parse_reader(p.reader)
+        family = named or p.family or DEFAULT_FAMILY
+        official = convre_scorer("official", cot=chosen.cot, family=family)
+        official_name = f"official:{family}"
+        description = dict(task.description)
+        if kind == "official":
+            description["reader"] = official_name
+        return dataclasses.replace(
+            task,
+            strict=p.mode == "strict",
+            description=description,
+            scorer=official if kind == "official" else sound,
+            reader=official_name if kind == "official" else "sound",
+            alt_scorer=sound if kind == "official" else official,
+            alt_reader="sound" if kind == "official" else official_name,
+        )
+
+    def for_model(self, params: BenchmarkParams, spec: str, api: str = "chat") -> BenchmarkParams:
+        """Fill in the official family from the model spec when it is clear (``anthropic:``
+        -> claude, flan-t5, llama-2, qwen, internlm names, ``--api completions`` -> gpt-text)."""
+        p = _convre(params)
+        if p.family is not None:
+            return p
+        inferred = infer_family(spec, api=api)
+        return p if inferred is None else p.model_copy(update={"family": inferred})
 
     def grid(self) -> dict[str, list[Any]]:
         """Both tasks, the 12 paper settings, the full set, normal relation names."""
@@ -93,6 +125,7 @@ class ConvRe(Benchmark):
         try:
             knobs = {k: description[k] for k in KNOBS if k in description}
             return self.params(
+                reader=description.get("reader", "sound"),
                 task=description["task"],
                 subset=bool(description.get("subset", False)),
                 neutral=bool(description.get("neutral", False)),
@@ -127,6 +160,7 @@ class ConvRe(Benchmark):
             "tasks": list(TASKS),
             "settings": settings,
             "modes": ["auto", "strict"],
+            "readers": ["sound", "official", *(f"official:{f}" for f in FAMILIES)],
         }
 
 

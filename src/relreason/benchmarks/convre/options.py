@@ -101,5 +101,14 @@ def reading_options(
     logprob_fallback: Annotated[
         bool, typer.Option(help="Read unclear answers from first-token log-probs (Appendix F).")
     ] = True,
+    reader: Annotated[
+        str,
+        typer.Option(
+            "--reader",
+            help="How answers are read: sound (default), official (the official evaluator's "
+            "rule for the model's family) or official:FAMILY (gpt-chat, gpt-text, claude, "
+            "llama2, qwen, internlm, flan-t5). Every record is also read by the other one.",
+        ),
+    ] = "sound",
 ) -> None:
     """Holds, in its signature, the options that say how ConvRe answers are read."""

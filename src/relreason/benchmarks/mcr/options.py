@@ -41,5 +41,15 @@ def reading_options(
             "official rule (the first capital A-G anywhere in the output).",
         ),
     ] = McrMode.robust,
+    cleanup_model: Annotated[
+        str | None,
+        typer.Option(
+            "--cleanup-model",
+            help="Paper reading: ask this model (a model spec) the official clean-up question "
+            "where the paper's rule finds no letter or several, as the paper did "
+            "(it used openai:gpt-4o-mini-2024-07-18).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Holds, in its signature, the options that say how MCR answers are read."""

@@ -19,6 +19,7 @@ from typing import Any
 
 from relreason.benchmarks.mcr.data import (
     LANGUAGES,
+    Mode,
     _load_file,
     _LoadedFile,
     load_exemplars,
@@ -137,6 +138,7 @@ def build_task(
     code = normalize_language(language)
     name = normalize_method(method)
     scoring_mode = normalize_mode(mode)
+    other_mode: Mode = "paper" if scoring_mode == "robust" else "robust"
     items, loaded, source, prefix_sha = _items(code, name, data_dir, exemplars)
     from relreason.benchmarks.mcr.scoring import (  # lazy: prompts need no scorer
         score_mcr,
@@ -164,6 +166,9 @@ def build_task(
         description=description,
         items=items,
         scorer=functools.partial(score_mcr, mode=scoring_mode, few_shot=name == "fs"),
+        reader=scoring_mode,
+        alt_scorer=functools.partial(score_mcr, mode=other_mode, few_shot=name == "fs"),
+        alt_reader=other_mode,
         second_stage=zsc_second_stage if name == "zsc" and scoring_mode == "robust" else None,
         group_by=("categories", "n_options"),
         max_new_tokens=256 if name == "zsc" else 32,

@@ -1,0 +1,208 @@
+"""Write the report as ONE self-contained HTML file: styles, script, figures (inline SVG) and the
+items (compact JSON, parsed by the inline script only when a drill-down opens) all in the page.
+
+Each run's items are one gzip-compressed, base64-encoded JSON block (decompressed by the
+browser's ``DecompressionStream`` when a drill-down needs it): column names once, then
+one array per item; the prompt text common to all of a run's items (start and end) is stored
+once, and the rest of each prompt once per page. Outputs longer than ``MAX_OUTPUT`` characters
+are cut (the cut is said in the text).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import html
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from relreason.analysis.html_assets import SCRIPT, STYLE
+from relreason.analysis.load import Runs
+from relreason.analysis.relations import count_relations
+from relreason.analysis.report import Report, build_report
+from relreason.analysis.table import Table, cell_text
+
+MAX_OUTPUT = 4000
+_ITEM_COLUMNS = (
+    "index",
+    "item_id",
+    "gold",
+    "answer",
+    "status",
+    "correct",
+    "read_method",
+    "output",
+    "second_output",
+    "error",
+    "answer_official",
+    "status_official",
+)
+
+
+def _json_script(element_id: str, data: Any) -> str:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+def _gzip_script(element_id: str, data: Any) -> str:
+    """Embed ``data`` as gzip-compressed JSON in base64 (decompressed in the page by the
+    browser's own ``DecompressionStream``, on demand)."""
+    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    packed = base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+    return (
+        f'<script type="application/octet-stream" data-z="gzip" id="{element_id}">{packed}</script>'
+    )
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return None
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def _cut(text: Any) -> Any:
+    if isinstance(text, str) and len(text) > MAX_OUTPUT:
+        return text[:MAX_OUTPUT] + f"... [cut: {len(text) - MAX_OUTPUT} more characters]"
+    return text
+
+
+def _common_affixes(texts: list[str]) -> tuple[str, str]:
+    if not texts:
+        return "", ""
+    prefix = os.path.commonprefix(texts)  # noqa: RUF071 - characters are what we want
+    rests = [t[len(prefix) :] for t in texts]
+    suffix = os.path.commonprefix([r[::-1] for r in rests])[::-1]  # noqa: RUF071
+    return prefix, suffix
+
+
+def run_payload(items: pd.DataFrame, pool: dict[str, int]) -> dict[str, Any]:
+    """Return one run's items as the compact JSON the page embeds: ``cols``, ``rows``, the
+    ``prefix`` and ``suffix`` common to every prompt, and ``label`` (the column the drill-down
+    filters on: relation for ConvRe, categories for MCR). The rest of each prompt is a number
+    into ``pool`` (text -> number, shared by all runs, so a question is stored once)."""
+    label_column = next((c for c in ("label_relation", "label_categories") if c in items), None)
+    extra = [
+        c
+        for c in ("label_relation", "label_categories", "label_source", "label_n_options")
+        if c in items
+    ]
+    prompts = [p for p in items.get("prompt_text", pd.Series(dtype=object)) if isinstance(p, str)]
+    prefix, suffix = _common_affixes(prompts) if len(prompts) == len(items) else ("", "")
+    cut = len(suffix)
+    cols = [*_ITEM_COLUMNS, *extra, "n_relations", "prompt"]
+    rows = []
+    for record in items.to_dict("records"):
+        prompt = record.get("prompt_text")
+        question = record.get("question")
+        text = prompt[len(prefix) : len(prompt) - cut] if isinstance(prompt, str) else None
+        rows.append(
+            [_plain(_cut(record.get(c))) for c in _ITEM_COLUMNS]
+            + [_plain(record.get(c)) for c in extra]
+            + [count_relations(question) if isinstance(question, str) else None]
+            + [None if text is None else pool.setdefault(text, len(pool))]
+        )
+    return {"cols": cols, "rows": rows, "prefix": prefix, "suffix": suffix, "label": label_column}
+
+
+def _table_html(table: Table, drills: list[dict[str, Any]]) -> str:
+    frame = table.display
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    body = []
+    for position, row in enumerate(frame.itertuples(False)):
+        cells = []
+        for column, value in zip(frame.columns, row, strict=True):
+            drill = table.drill.get((position, str(column)))
+            text = html.escape(cell_text(value))
+            if drill is None:
+                cells.append(f"<td>{text}</td>")
+            else:
+                drills.append(drill.to_json())
+                cells.append(f'<td class="drill" data-d="{len(drills) - 1}">{text}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _page(report: Report, title: str) -> str:
+    drills: list[dict[str, Any]] = []
+    sections, nav = [], []
+    for number, section in enumerate(report.sections):
+        anchor = section.table.key if section.table is not None else f"s{number}"
+        nav.append(f'<a href="#{anchor}">{html.escape(section.title)}</a>')
+        if section.table is None:
+            sections.append(
+                f'<section id="{anchor}"><h2>{html.escape(section.title)}</h2>'
+                f'<p class="reason">Not possible: {html.escape(section.reason or "")}'
+                "</p></section>"
+            )
+            continue
+        table = section.table
+        figure = f'<div class="fig">{table.figure}</div>' if table.figure else ""
+        note = f'<p class="note">{html.escape(table.note)}</p>' if table.note else ""
+        sections.append(
+            f'<section id="{anchor}"><h2>{html.escape(table.title)}</h2>'
+            f'<div class="row"><div class="tbl">{_table_html(table, drills)}</div>'
+            f"{figure}</div>{note}</section>"
+        )
+    runs = report.runs
+    index = {run_id: n for n, run_id in enumerate(runs.runs["run_id"])}
+    pool: dict[str, int] = {}
+    payloads = [
+        _gzip_script(f"run-{n}", run_payload(runs.items[runs.items["run_id"] == run_id], pool))
+        for run_id, n in index.items()
+    ]
+    partial = runs.runs[runs.runs["partial"]]
+    notes = [f"{len(runs.runs)} runs, {len(runs.items)} items, folder {runs.root}"]
+    if not partial.empty:
+        notes.append(f"{len(partial)} partial runs (marked *): " + ", ".join(partial["run_id"]))
+    notes += report.notes[:20]
+    panel = (
+        '<div id="panel" hidden><div class="bar"><b id="p-title"></b>'
+        '<button id="p-close">close</button></div><div class="bar">'
+        '<select id="f-status"></select><select id="f-label"></select>'
+        '<select id="f-correct"><option value="">correct: all</option>'
+        '<option value="1">right</option><option value="0">wrong</option></select>'
+        '<span id="p-count"></span></div><table><thead><tr><th>run</th><th>item</th>'
+        "<th>relation/category</th><th>gold</th><th>answer</th><th>status</th>"
+        '<th>official</th><th>output</th></tr></thead><tbody id="p-body"></tbody></table>'
+        '<button id="p-more" hidden>more</button></div>'
+    )
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+        f"<header><h1>{html.escape(title)}</h1></header><nav>{''.join(nav)}</nav><main>"
+        + "".join(f'<p class="note">{html.escape(n)}</p>' for n in notes)
+        + "".join(sections)
+        + f"</main>{panel}"
+        + _json_script("drills", drills)
+        + _json_script("runs-index", index)
+        + "".join(payloads)
+        + _gzip_script("texts", list(pool))
+        + f"<script>{SCRIPT}</script></body></html>"
+    )
+
+
+def render_html(
+    runs: Report | Runs | Path | str,
+    out_path: Path | str,
+    paper: Mapping[str, str] | None = None,
+    *,
+    title: str = "relreason report",
+    **options: Any,
+) -> Path:
+    """Write the self-contained HTML report of ``runs`` (a built ``Report``, loaded ``Runs`` or
+    a folder) to ``out_path`` and return it. ``paper`` maps model specs to paper models (see
+    ``build_report``, which also takes ``options``)."""
+    report = runs if isinstance(runs, Report) else build_report(runs, paper, **options)
+    out = Path(out_path)
+    out.write_text(_page(report, title), encoding="utf-8")
+    return out

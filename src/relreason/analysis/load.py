@@ -1,0 +1,213 @@
+"""Read a folder of run folders into two pandas data frames: ``runs`` and ``items``.
+
+``runs`` has one row per run folder (its manifest's metadata); ``items`` one row per record, with
+the record's fields and its labels flattened to ``label_<name>`` columns. Records written before a
+field existed simply lack it: the column is then missing values (never an error). The official
+reading of an answer (when a record holds one) becomes ``answer_official``, ``status_official``
+and ``correct_official``; see :func:`official_reading`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from relreason.errors import UsageError
+from relreason.records import MANIFEST, SUMMARY, load_records, read_manifest
+
+RUN_COLUMNS = (
+    "run_id",
+    "folder",
+    "benchmark",
+    "task_name",
+    "model",
+    "spec",
+    "size",
+    "task",
+    "setting",
+    "prompt",
+    "relation",
+    "n_shot",
+    "example_type",
+    "text_type",
+    "subset",
+    "neutral",
+    "language",
+    "method",
+    "mode",
+    "scoring",
+    "limit",
+    "n_items",
+    "n_records",
+    "complete",
+    "partial",
+    "description",
+)
+_OFFICIAL_NESTS = ("alt", "official", "official_reading", "reading_official")
+_SIZE = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*([bBmM])(?![A-Za-z])")
+
+
+@dataclass
+class Runs:
+    """The runs under a folder: ``runs`` (one row per run) and ``items`` (one row per record)."""
+
+    root: Path
+    runs: pd.DataFrame
+    items: pd.DataFrame
+
+    def items_with_runs(self, columns: tuple[str, ...] = RUN_COLUMNS) -> pd.DataFrame:
+        """Return ``items`` joined with the run metadata ``columns`` (by ``run_id``)."""
+        keep = [c for c in columns if c in self.runs.columns]
+        meta = self.runs[keep]
+        return self.items.merge(meta, on="run_id", how="left", suffixes=("", "_run"))
+
+    def of(self, benchmark: str) -> Runs:
+        """Return only the runs (and their items) of ``benchmark``."""
+        runs = self.runs[self.runs["benchmark"] == benchmark]
+        items = self.items[self.items["run_id"].isin(runs["run_id"])]
+        return Runs(self.root, runs.reset_index(drop=True), items.reset_index(drop=True))
+
+
+def size_from_spec(spec: str) -> float | None:
+    """Return a model size in parameters read from its name (``...-7B`` -> 7e9,
+    ``...-135M`` -> 1.35e8), or None when the name gives none."""
+    found = _SIZE.findall(spec.replace("_", "-"))
+    if not found:
+        return None
+    number, unit = found[-1]
+    return float(number) * (1e9 if unit.lower() == "b" else 1e6)
+
+
+def model_label(spec: str, scoring: Any = None, mode: Any = None) -> str:
+    """Return how a run's model is named in tables: its spec, plus ``[logprob]`` when it was
+    scored by log-likelihood and ``[paper mode]`` for MCR's official reading rule, so that two
+    ways of scoring one model never share a table cell."""
+    return (
+        spec
+        + (" [logprob]" if scoring == "logprob" else "")
+        + (" [paper mode]" if mode == "paper" else "")
+    )
+
+
+def official_reading(record: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the official reading of a record: ``answer_official``, ``status_official``,
+    ``correct_official`` (None when the record holds none).
+
+    relreason records hold the second reading under ``alt`` (``reader`` names the record's own
+    rule, ``alt.reader`` the other: sound vs official for ConvRe, robust vs paper for MCR); the
+    second reading is taken as the official one. Also accepted: top-level
+    ``answer_official``/``status_official``/``correct_official`` fields, or a nested object
+    under ``official``, ``official_reading`` or ``reading_official`` with
+    ``answer``/``status``/``correct``.
+    """
+    out: dict[str, Any] = {
+        k: record.get(k) for k in ("answer_official", "status_official", "correct_official")
+    }
+    for name in _OFFICIAL_NESTS:
+        nested = record.get(name)
+        if isinstance(nested, Mapping):
+            for key in ("answer", "status", "correct"):
+                if out[f"{key}_official"] is None:
+                    out[f"{key}_official"] = nested.get(key)
+    if out["correct_official"] is None and out["status_official"] is not None:
+        out["correct_official"] = out["status_official"] == "correct"
+    return out
+
+
+def _run_row(
+    root: Path, folder: Path, manifest: Mapping[str, Any], n_records: int
+) -> dict[str, Any]:
+    description = manifest.get("description") or {}
+    model = manifest.get("model") or {}
+    options = manifest.get("options") or {}
+    spec = str(model.get("spec") or "?")
+    size = model.get("size") or (model.get("options") or {}).get("size") or size_from_spec(spec)
+    limit = options.get("limit")
+    n_items = manifest.get("n_items")
+    complete = manifest.get("status") == "complete"
+    benchmark = description.get("benchmark", manifest.get("benchmark"))
+    convre = benchmark == "convre"
+    return {
+        "run_id": folder.relative_to(root).as_posix() if folder != root else folder.name,
+        "folder": str(folder),
+        "benchmark": benchmark,
+        "task_name": manifest.get("task"),
+        "model": model_label(spec, manifest.get("scoring"), description.get("mode")),
+        "spec": spec,
+        "size": float(size) if isinstance(size, int | float) else None,
+        "task": description.get("task") if convre else None,
+        "setting": description.get("setting_id") if convre else None,
+        "prompt": description.get("prompt"),
+        "relation": description.get("relation"),
+        "n_shot": description.get("n_shot"),
+        "example_type": description.get("example_type"),
+        "text_type": description.get("text_type"),
+        "subset": bool(description.get("subset", False)),
+        "neutral": bool(description.get("neutral", False)),
+        "language": description.get("language"),
+        "method": description.get("method"),
+        "mode": description.get("mode"),
+        "scoring": manifest.get("scoring"),
+        "limit": limit,
+        "n_items": n_items,
+        "n_records": n_records,
+        "complete": complete,
+        "partial": limit is not None or not complete or (n_items or 0) > n_records,
+        "description": json.dumps(description, sort_keys=True),
+    }
+
+
+def _item_row(run_id: str, record: Mapping[str, Any]) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "run_id": run_id,
+        "index": record.get("index"),
+        "item_id": record.get("item_id"),
+        "gold": record.get("gold"),
+        "answer": record.get("answer"),
+        "status": record.get("status"),
+        "correct": record.get("status") == "correct",
+        "read_method": record.get("method"),
+        "output": record.get("output"),
+        "second_output": record.get("second_output"),
+        "error": record.get("error"),
+        "prompt_text": record.get("prompt"),
+        **official_reading(record),
+    }
+    for name, value in (record.get("labels") or {}).items():
+        row[f"label_{name}"] = list(value) if isinstance(value, list | tuple) else value
+    return row
+
+
+def load_runs(directory: Path | str) -> Runs:
+    """Read every run folder under ``directory`` (itself one, or any depth below it).
+
+    Raises ``UsageError`` when ``directory`` does not exist or holds no run folder, and the
+    ``DataError`` of a malformed manifest or records file (naming the file and line).
+    """
+    root = Path(directory)
+    if not root.is_dir():
+        raise UsageError(f"{root} is not a folder")
+    folders = sorted(p.parent for p in root.rglob(MANIFEST))
+    if not folders:
+        raise UsageError(f"{root} holds no run folder (no {MANIFEST} below it)")
+    run_rows, item_rows = [], []
+    for folder in folders:
+        manifest = read_manifest(folder)
+        records = load_records(folder)
+        row = _run_row(root, folder, manifest, len(records))
+        summary = folder / SUMMARY
+        if row["n_items"] is None and summary.is_file():
+            row["n_items"] = json.loads(summary.read_text("utf-8")).get("n")
+        run_rows.append(row)
+        item_rows += [_item_row(row["run_id"], records[i]) for i in sorted(records)]
+    runs = pd.DataFrame(run_rows, columns=list(RUN_COLUMNS))
+    items = pd.DataFrame(item_rows)
+    if items.empty:
+        items = pd.DataFrame(columns=["run_id", "index", "item_id", "gold", "answer", "status"])
+    return Runs(root, runs, items)

@@ -1,0 +1,115 @@
+"""Runs beside the papers' published figures: one row per run folder (``collect``), the
+figures of the same cells (``beside_paper``), and a plain-text table (``format_rows``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from relreason import benchmarks
+from relreason.records import read_manifest
+
+
+def collect(out: Path) -> list[dict[str, Any]]:
+    """Return one row per run folder under ``out``: model, benchmark, task (or language),
+    setting (or method), accuracy, n, failed, complete, folder. Sorted for a stable report."""
+    rows = []
+    for manifest_path in sorted(Path(out).rglob("manifest.json")):
+        folder = manifest_path.parent
+        manifest = read_manifest(folder)
+        description = manifest.get("description") or {}
+        summary_path = folder / "summary.json"
+        summary = json.loads(summary_path.read_text("utf-8")) if summary_path.is_file() else {}
+        name = description.get("benchmark", manifest.get("benchmark"))
+        task, setting = _cell(str(name), description)
+        rows.append(
+            {
+                "model": (manifest.get("model") or {}).get("spec"),
+                "benchmark": name,
+                "task": task,
+                "setting": setting,
+                "subset": bool(description.get("subset", False)),
+                "accuracy": summary.get("accuracy"),
+                "n": summary.get("n", 0),
+                "failed": summary.get("failed", 0),
+                "complete": manifest.get("status") == "complete",
+                "folder": str(folder),
+            }
+        )
+    return rows
+
+
+def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Return ``rows`` as a plain-text table."""
+    columns = ["model", "benchmark", "task", "setting", "accuracy", "n", "failed", "paper"]
+    if any("paper_model" in row for row in rows):
+        columns += ["paper_model", "delta"]
+    cells = [[_fmt(row.get(c)) for c in columns] for row in rows]
+    widths = [
+        max(len(c), *(len(r[i]) for r in cells)) if cells else len(c) for i, c in enumerate(columns)
+    ]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in cells]
+    return "\n".join(lines)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    if isinstance(value, dict):
+        return f"{len(value)} figures" if value else "-"
+    return str(value)
+
+
+def _cell(name: str, description: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The (task, setting) a run is tabulated under, as its benchmark says (if registered)."""
+    if name in benchmarks.names():
+        return benchmarks.get(name).report_cell(description)
+    return (description.get("task"), description.get("setting"))
+
+
+def paper_figures(benchmark: str) -> list[dict[str, Any]]:
+    """Return a benchmark's published figures as rows (benchmark, model, task, setting,
+    accuracy in 0..1). Raises ``UsageError`` for an unknown benchmark."""
+    figures = benchmarks.get(benchmark).paper_figures()
+    return [
+        {
+            "benchmark": f.benchmark,
+            "model": f.model,
+            "task": f.task,
+            "setting": int(f.setting) if f.setting.isdigit() else f.setting,
+            "accuracy": f.accuracy,
+        }
+        for f in figures
+    ]
+
+
+def beside_paper(
+    rows: Sequence[Mapping[str, Any]], model_map: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Return ``rows`` each with ``paper`` (paper model -> accuracy for the same cell) and,
+    when ``model_map`` maps the row's model to a paper model, ``paper_accuracy`` and ``delta``."""
+    index: dict[tuple[str, str, str], dict[str, float]] = {}
+    for benchmark in benchmarks.all_benchmarks():
+        for fig in benchmark.paper_figures():
+            cell = (fig.benchmark, fig.task, fig.setting)
+            index.setdefault(cell, {})[fig.model] = fig.accuracy
+    out = []
+    for row in rows:
+        cell = (str(row.get("benchmark")), str(row.get("task")), str(row.get("setting")))
+        figures = index.get(cell, {})
+        merged = {**row, "paper": figures}
+        wanted = (model_map or {}).get(str(row.get("model")), "").lower()
+        paper_model = next((m for m in figures if m.lower() == wanted), None)
+        if paper_model is not None:
+            merged["paper"] = figures[paper_model]
+            merged["paper_model"] = paper_model
+            accuracy = row.get("accuracy")
+            if isinstance(accuracy, int | float):
+                merged["delta"] = accuracy - figures[paper_model]
+        out.append(merged)
+    return out

@@ -1,0 +1,70 @@
+"""Small statistics the analyses share: accuracy with a Wilson interval, Cohen's kappa, and
+paired counts of two runs on the same items (McNemar's exact test reused from ``compare``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from relreason.analysis.compare import mcnemar_exact
+from relreason.records import wilson_interval
+
+
+def accuracy_cell(correct: pd.Series) -> dict[str, float | int]:
+    """Return ``n``, ``correct``, ``accuracy`` and the Wilson 95% ``lo``/``hi`` of a boolean
+    series (accuracy is NaN when it is empty)."""
+    n = len(correct)
+    k = int(correct.sum())
+    lo, hi = wilson_interval(k, n)
+    return {"n": n, "correct": k, "accuracy": k / n if n else float("nan"), "lo": lo, "hi": hi}
+
+
+def cohen_kappa(a: pd.Series, b: pd.Series) -> float:
+    """Cohen's kappa of two aligned boolean series (right/wrong of two raters on the same items).
+
+    Returns NaN when undefined (no items, or chance agreement of 1).
+    """
+    n = len(a)
+    if n == 0:
+        return float("nan")
+    a, b = a.astype(bool).to_numpy(), b.astype(bool).to_numpy()
+    observed = float((a == b).mean())
+    pa, pb = float(a.mean()), float(b.mean())
+    expected = pa * pb + (1 - pa) * (1 - pb)
+    return float("nan") if expected == 1 else (observed - expected) / (1 - expected)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Two runs on their shared items: counts of both right, only A right, only B right,
+    neither; McNemar's exact p-value and Cohen's kappa."""
+
+    n: int
+    both: int
+    only_a: int
+    only_b: int
+    neither: int
+    p_value: float
+    kappa: float
+    ids: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    """The item ids of each cell: ``both``, ``only_a``, ``only_b``, ``neither``."""
+
+
+def paired(a: pd.DataFrame, b: pd.DataFrame, key: str = "item_id") -> Paired:
+    """Pair two item frames (with ``correct``) on ``key`` and count the 2x2 table."""
+    joined = a[[key, "correct"]].merge(b[[key, "correct"]], on=key, suffixes=("_a", "_b"))
+    ra, rb = joined["correct_a"].astype(bool), joined["correct_b"].astype(bool)
+    only_a, only_b = int((ra & ~rb).sum()), int((~ra & rb).sum())
+    keys = joined[key].astype(str)
+    cells = {"both": ra & rb, "only_a": ra & ~rb, "only_b": ~ra & rb, "neither": ~ra & ~rb}
+    return Paired(
+        ids={name: tuple(keys[mask]) for name, mask in cells.items()},
+        n=len(joined),
+        both=int((ra & rb).sum()),
+        only_a=only_a,
+        only_b=only_b,
+        neither=int((~ra & ~rb).sum()),
+        p_value=mcnemar_exact(only_a, only_b),
+        kappa=cohen_kappa(ra, rb),
+    )

@@ -1,0 +1,90 @@
+"""The follow-up pass: a second model asked about the items one reading left open (MCR's
+``--cleanup-model``, as the paper's official code did), through the same call path (cache,
+limits, retries). The reading it completes is updated in place in the records; nothing else is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from relreason.models.base import ModelBackend
+from relreason.records.record import alt_json
+from relreason.run.cache import ResponseCache
+from relreason.run.calls import CallFailed, CallPath
+from relreason.run.options import RunOptions
+from relreason.types import Extraction, FollowUp, Response, Task
+
+
+def _reading(record: Mapping[str, Any], reader: str) -> tuple[str, Extraction] | None:
+    """Return ("primary" | "alt", the reading by ``reader``) of a record, if it has one."""
+    if record.get("reader") == reader:
+        source: Mapping[str, Any] = record
+        where = "primary"
+    elif isinstance(record.get("alt"), Mapping) and record["alt"].get("reader") == reader:
+        source, where = record["alt"], "alt"
+    else:
+        return None
+    status = source.get("status")
+    if status not in ("correct", "wrong", "unparseable", "no_answer", "failed"):
+        return None
+    extraction = Extraction(
+        source.get("answer"), status, str(source.get("method")), source.get("detail")
+    )
+    return where, extraction
+
+
+def _store(record: dict[str, Any], where: str, reading: Extraction, reader: str) -> None:
+    if where == "alt":
+        record["alt"] = alt_json(reading, reader)
+        return
+    record.update(
+        answer=reading.answer,
+        status=reading.status,
+        correct=reading.correct,
+        method=reading.method,
+        detail=reading.detail,
+    )
+
+
+async def apply_follow_up(
+    task: Task,
+    records: dict[int, dict[str, Any]],
+    backend: ModelBackend,
+    options: RunOptions,
+    cache: ResponseCache | None,
+) -> list[int]:
+    """Ask ``backend`` about every record whose ``task.follow_up.reader`` reading needs it;
+    update those readings in ``records``; return the indices changed. A failed request leaves
+    the reading open (its detail says why)."""
+    follow: FollowUp | None = task.follow_up
+    if follow is None:
+        return []
+    by_index = {item.index: item for item in task.items}
+    calls = CallPath(backend, options, cache)
+    changed: list[int] = []
+    for index, record in sorted(records.items()):
+        found = _reading(record, follow.reader)
+        output = record.get("output")
+        if found is None or not isinstance(output, str) or index not in by_index:
+            continue
+        where, first = found
+        if not follow.needs(first):
+            continue
+        item = by_index[index]
+        request = follow.request(item, output)
+        key = calls.key("generate", request.prompt, {"params": repr(request.params)})
+        cached = calls.lookup([key])
+        if key in cached:
+            reply = cached[key]
+        else:
+            try:
+                replies, _ = await calls.send([request], tokens=len(request.prompt) // 4)
+                reply = replies[0]
+            except CallFailed as failure:
+                reply = Response(error=str(failure))
+            calls.remember(key, reply)
+        _store(record, where, follow.read(item, first, reply), follow.reader)
+        changed.append(index)
+    calls.flush()
+    return changed
