@@ -139,7 +139,7 @@ def test_the_quickstart_explains_its_numbers(tmp_path: Path, model: str) -> None
         assert context["chance"] == pytest.approx(chance)
         assert context["baselines"][model] == summary["accuracy"]
         assert f"chance {chance:.3f}" in out
-        baseline = {"first": "always-first baseline", "random": "random baseline (seed 0)"}[model]
+        baseline = {"first": "always-first baseline", "random": "random baseline"}[model]
         assert f"{baseline} {summary['accuracy']:.3f}" in out.replace("\n    ", " ")
         # the paper's figures for the same cell (re2text setting 1; MCR English zero-shot)
         assert context["paper"]["figures"]

@@ -27,7 +27,7 @@ HABIT_SHARE = 0.8
 """A model "picked one letter for most items" when that letter is at least this share of its
 answers (and it answered at least :data:`HABIT_MIN_ANSWERS` items)."""
 HABIT_MIN_ANSWERS = 10
-BASELINE_NAMES = {"first": "always-first baseline", "random": "random baseline (seed 0)"}
+BASELINE_NAMES = {"first": "always-first baseline", "random": "random baseline"}
 WIDTH = 80
 """The widest line the summary text has (a terminal of 80 columns, or a log)."""
 
