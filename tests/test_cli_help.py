@@ -110,3 +110,14 @@ def test_an_error_never_breaks_a_long_path(
     code, _, err = run_cli(["run", "--resume", str(deep)], capsys)
     assert code == 2
     assert str(deep) in err.replace("\n", "") and str(deep) in err  # one piece, on one line
+
+
+def test_list_fits_80_columns_and_shows_the_settings_table(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run_cli(["list"], capsys)
+    assert code == 0
+    assert all(len(line) <= 80 for line in out.splitlines())
+    assert re.search(r"^  8 +hint\+cot +converse +3 +hard +hard$", out, re.M)
+    for backend in ("smollm2", "random[:SEED]", "openai:MODEL"):
+        assert re.search(rf"^  {re.escape(backend)}: ", out, re.M)
