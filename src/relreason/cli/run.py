@@ -236,7 +236,7 @@ def _run_main(
 
 def register_run_commands(app: typer.Typer) -> None:
     """Add ``run`` (one subcommand per benchmark), ``sweep``, ``report``, ``compare``."""
-    from relreason.cli.reports import compare, report, sweep
+    from relreason.cli.reports import compare, export, report, sweep
 
     run_app = typer.Typer(
         rich_markup_mode=None,
@@ -251,3 +251,4 @@ def register_run_commands(app: typer.Typer) -> None:
     app.command("sweep")(sweep)
     app.command("report")(report)
     app.command("compare")(compare)
+    app.command("export")(export)

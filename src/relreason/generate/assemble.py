@@ -6,7 +6,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from relreason.generate import lexicon, render
+import relreason.generate.lexicon as lexicon
+import relreason.generate.render as render
 from relreason.generate.chains import Chain, Triple
 
 FORMAT_VERSION = 1

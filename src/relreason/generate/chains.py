@@ -13,7 +13,8 @@ import dataclasses
 import random
 from dataclasses import dataclass
 
-from relreason.generate import kin_world, lexicon
+import relreason.generate.kin_world as kin_world
+import relreason.generate.lexicon as lexicon
 from relreason.generate.kin_labels import UnknownSex, kin_label
 from relreason.generate.kin_terms import term
 from relreason.generate.kin_world import FEMALE, MALE, World

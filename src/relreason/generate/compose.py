@@ -14,8 +14,10 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+import relreason.generate.chains as chains
+import relreason.generate.lexicon as lexicon
+import relreason.generate.names as names
 from relreason.errors import UsageError
-from relreason.generate import chains, lexicon, names
 from relreason.generate.distractors import pick_distractors
 from relreason.generate.errors import SolverError
 from relreason.generate.kin_terms import term as kin_term

@@ -7,7 +7,7 @@ import itertools
 import random
 from typing import Any
 
-from relreason.generate import render
+import relreason.generate.render as render
 from relreason.generate.kin_terms import term as kin_term
 from relreason.generate.spatial import COMPASS_LABELS, ORDER_LABELS, RELATIVE_LABELS
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from relreason.generate import grammar, lexicon, lexicon_order
+import relreason.generate.grammar as grammar
+import relreason.generate.lexicon as lexicon
+import relreason.generate.lexicon_order as lexicon_order
 from relreason.generate.kin_terms import FRENCH_FEMININE
 from relreason.generate.kin_terms import term as kin_term
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from relreason.generate import kin_world
+import relreason.generate.kin_world as kin_world
 from relreason.generate.errors import SolverError
 from relreason.generate.kin_labels import UnknownSex, kin_label
 from relreason.generate.kin_world import FEMALE, MALE, World

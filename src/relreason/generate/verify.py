@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import relreason.generate.lexicon as lexicon
+import relreason.generate.render as render
 from relreason.errors import DataError
-from relreason.generate import lexicon, render
 from relreason.generate.assemble import question_text
 from relreason.generate.compose import DOMAINS
 from relreason.generate.errors import SolverError

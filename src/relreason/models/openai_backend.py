@@ -168,7 +168,7 @@ class OpenAIBackend(ModelBackend):
         Clients hold connections bound to one event loop, so a new loop (a new ``asyncio.run``)
         gets new ones. Their HTTP transport is aiohttp (the SDK's ``DefaultAioHttpClient``) when
         the ``openai[aiohttp]`` extra is installed: about 1.6x the requests/s of the default
-        httpx transport at concurrency 64 (benchmarks/RESULTS-runner.md).
+        httpx transport at concurrency 64 (perf/RESULTS-runner.md).
         """
         loop = asyncio.get_running_loop()
         if loop is not self._loop:

@@ -57,6 +57,13 @@ class ModelEntry(BaseModel):
     seed: int | None = None
     size: float | None = Field(default=None, gt=0)
 
+    def manifest_options(self) -> dict[str, Any]:
+        """The options recorded in a run's manifest: the backend's, and ``size`` when given."""
+        data = self.options()
+        if self.size is not None:
+            data["size"] = self.size
+        return data
+
     def options(self) -> dict[str, Any]:
         """Return the model options for ``load_backend`` (``ModelOptions`` names)."""
         data = self.model_dump(exclude={"spec", "size"}, exclude_none=True)
@@ -307,7 +314,7 @@ async def _arun_sweep(
                     backends[key],
                     run.out_dir,
                     run_options,
-                    model_options=run.model.options(),
+                    model_options=run.model.manifest_options(),
                     data_dir=data_dir,
                     progress=progress,
                 )

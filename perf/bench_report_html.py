@@ -3,7 +3,7 @@ methods x 2 baselines; no model needed), optionally with every output padded to 
 stand in for real models' longer outputs. Reports the time to load, analyse and render, the file
 size, and in headless Chromium the time to load the page and to open drill-downs.
 
-    python benchmarks/bench_report_html.py --data-dir ../shared/data [--pad 600] [--keep DIR]
+    python perf/bench_report_html.py --data-dir ../shared/data [--pad 600] [--keep DIR]
 """
 
 from __future__ import annotations

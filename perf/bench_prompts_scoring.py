@@ -3,7 +3,7 @@
 Targets (issue 2): all ConvRe prompts (2 tasks x 12 settings x 1240) plus all MCR prompts
 (5 languages x 5 methods) in under 2 s in total; 100,000 responses scored in under 2 s.
 
-Usage: python benchmarks/bench_prompts_scoring.py [--data-dir ../shared/data]
+Usage: python perf/bench_prompts_scoring.py [--data-dir ../shared/data]
 File parsing is timed separately ("cold": first load, "warm": parsed files cached).
 """
 
@@ -16,7 +16,9 @@ import platform
 import time
 from pathlib import Path
 
-from relreason.benchmarks import convre, mcr
+from relreason.benchmarks.convre import prompts as convre
+from relreason.benchmarks.mcr import data as mcr_data
+from relreason.benchmarks.mcr import prompts as mcr
 from relreason.types import Response, Task
 
 
@@ -25,7 +27,7 @@ def build_all(data_dir: Path) -> int:
     count = 0
     for task, setting in itertools.product(convre.TASKS, range(1, 13)):
         count += len(convre.build_items(task, setting, data_dir=data_dir))
-    for language, method in itertools.product(mcr.LANGUAGES, mcr.METHODS):
+    for language, method in itertools.product(mcr_data.LANGUAGES, mcr_data.METHODS):
         count += len(mcr.build_items(language, method, data_dir=data_dir))
     return count
 

@@ -8,7 +8,7 @@ Measures, in one go:
 - cache hits/s: raw ``ResponseCache.get_many`` and a whole run served from the cache;
 - peak memory (max RSS) of a 30,000-item run with the random baseline, in a fresh process.
 
-Usage: ``python benchmarks/bench_runner.py [--items 3000] [--wrk-seconds 5]``
+Usage: ``python perf/bench_runner.py [--items 3000] [--wrk-seconds 5]``
 (``apt-get install -y wrk`` first). Prints a Markdown table.
 """
 
@@ -212,7 +212,7 @@ def main() -> None:
         f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     )
     print(
-        f"command: python benchmarks/bench_runner.py --items {args.items} "
+        f"command: python perf/bench_runner.py --items {args.items} "
         f"--wrk-seconds {args.wrk_seconds}\n"
     )
     print("| measurement | figure |\n|---|---|")
