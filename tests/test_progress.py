@@ -141,3 +141,15 @@ def test_a_run_without_a_terminal_prints_plain_progress(
     out, err = capsys.readouterr()
     assert "toy | first: 30/30 items (100%)" in err
     assert f"accuracy {summary.accuracy:.4f}" in out and "chance 0.500" in out
+
+
+def test_a_sweep_in_a_log_also_shows_the_overall_count() -> None:
+    stream = io.StringIO()
+    with RunProgress(enabled=True, live=False, stream=stream, interval=60, overall=10) as progress:
+        progress.add_overall(4)  # a run finished in an earlier session
+        run_id = progress.start_run("run 2", 6)
+        progress.advance(run_id, correct=True, failed=False)
+        progress.write_plain()
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("run 2: 1/6 items (17%), ")
+    assert lines[1].startswith("all runs: 5/10 items (50%), ") and "acc" not in lines[1]

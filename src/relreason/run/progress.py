@@ -83,14 +83,17 @@ def format_duration(seconds: float | None) -> str:
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
-def plain_line(name: str, counts: RunCounts, now: float | None = None) -> str:
+def plain_line(
+    name: str, counts: RunCounts, now: float | None = None, *, accuracy: bool = True
+) -> str:
     """One progress line for a log: done/total, rate, ETA, accuracy, failures, retries."""
     rate = counts.rate(now)
     share = counts.done / counts.total if counts.total else 1.0
     shown_rate = "-" if rate is None else f"{rate:.2f}"
+    shown_accuracy = f"acc {counts.accuracy:.3f}, " if accuracy else ""
     return (
         f"{name}: {counts.done}/{counts.total} items ({share:.0%}), {shown_rate}/s, "
-        f"ETA {format_duration(counts.eta_s(now))}, acc {counts.accuracy:.3f}, "
+        f"ETA {format_duration(counts.eta_s(now))}, {shown_accuracy}"
         f"failed {counts.failed}, retries {counts.retries}"
     )
 
@@ -185,6 +188,7 @@ class RunProgress:
         self._next_id = 0
         self._lock = threading.Lock()
         self._ticker: _PlainTicker | None = None
+        self._sweep: RunCounts | None = None  # a sweep's overall counts (plain output)
         if not enabled:
             return
         if live is None:
@@ -197,6 +201,8 @@ class RunProgress:
                     "all runs", total=overall, acc="-", failed="0"
                 )
         else:
+            if overall is not None:
+                self._sweep = RunCounts(total=overall)
             self._ticker = _PlainTicker(self, stream or sys.stderr, interval)
 
     def start_run(
@@ -221,6 +227,10 @@ class RunProgress:
             counts.done += 1
             counts.correct += correct
             counts.failed += failed
+            if self._sweep is not None:
+                self._sweep.done += 1
+                self._sweep.correct += correct
+                self._sweep.failed += failed
         if self._progress is not None:
             self._progress.update(TaskID(int(run_id)), advance=1, **counts.fields())
             if self._overall is not None:
@@ -232,6 +242,8 @@ class RunProgress:
         """Count one retry of a call of run ``run_id``."""
         with self._lock:
             self._runs[run_id].retries += 1
+            if self._sweep is not None:
+                self._sweep.retries += 1
 
     def event(self, run_id: TaskID | int, event: Event) -> None:
         """Take one event of run ``run_id`` (see :mod:`relreason.run.events`)."""
@@ -244,6 +256,10 @@ class RunProgress:
         """Advance the overall bar by ``amount`` items finished earlier (skipped runs)."""
         if self._progress is not None and self._overall is not None:
             self._progress.update(self._overall, advance=amount)
+        if self._sweep is not None:
+            with self._lock:
+                self._sweep.done += amount
+                self._sweep.start_done += amount  # finished earlier: not part of the rate
 
     def counts(self, run_id: TaskID | int) -> RunCounts:
         """Return the counts of run ``run_id``."""
@@ -258,6 +274,9 @@ class RunProgress:
                 for run_id, counts in self._runs.items()
                 if counts.done < counts.total
             ]
+            if self._sweep is not None and lines:
+                # runs finished in earlier sessions count as done, their answers unknown here
+                lines.append(plain_line("all runs", self._sweep, now, accuracy=False))
         self._write(lines)
 
     def _write(self, lines: list[str]) -> None:
