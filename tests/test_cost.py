@@ -121,15 +121,20 @@ def test_dry_run_uses_a_local_tokenizer_folder(tmp_path: Path) -> None:
     assert "rough" in str(dry_run(task, "hf:" + str(tmp_path / "absent"), RunOptions()))
 
 
-def test_openai_models_are_counted_with_tiktoken() -> None:
-    tiktoken = pytest.importorskip("tiktoken")
-    try:
-        expected = tiktoken.encoding_for_model("gpt-4o")
-        expected.encode("x")
-    except Exception as error:  # the encoding file cannot be fetched (offline)
-        pytest.skip(f"tiktoken cannot load its encoding here: {error}")
+def test_openai_models_are_counted_with_tiktoken_or_a_labelled_fallback() -> None:
+    """tiktoken counts OpenAI models' tokens when it can load its encoding; it fetches the
+    encoding file from the internet once, so offline (as on CI here) the estimate must fall back
+    to chars/4 and say so."""
     count, name = tokenizer_counter("openai:gpt-4o")
     text = "A est le fils de B. 甲是乙的儿子。"
+    try:
+        import tiktoken
+
+        expected = tiktoken.encoding_for_model("gpt-4o")
+        expected.encode("x")
+    except Exception:  # not installed, or the encoding file cannot be fetched (offline)
+        assert name == FALLBACK_NAME and count(text) == -(-len(text) // 4)
+        return
     assert name == f"tiktoken {expected.name}" and count(text) == len(expected.encode(text))
 
 
