@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,22 @@ def test_compare_refuses_different_tasks(
     assert "different tasks" in err
     code, _, err = _cli(["compare", str(a), str(tmp_path)], capsys)
     assert code == 2 and "not a run folder" in " ".join(err.split())
+
+
+@given(st.integers(min_value=0, max_value=40), st.integers(min_value=0, max_value=4000))
+def test_p_value_text_is_never_zero_and_matches_the_exact_fraction(a: int, b: int) -> None:
+    from fractions import Fraction
+
+    from relreason.analysis.compare import mcnemar_log10, p_value_text
+
+    n, k = a + b, min(a, b)
+    exact = min(Fraction(1), Fraction(2 * sum(math.comb(n, i) for i in range(k + 1)), 2**n))
+    log10 = math.log10(exact.numerator) - math.log10(exact.denominator)
+    assert abs(mcnemar_log10(a, b) - log10) < 1e-9
+    text = p_value_text(a, b)
+    assert text != "p = 0" and not text.startswith("p = 0e")
+    body = text.removeprefix("p = ")
+    mantissa, _, exponent = body.partition("e")
+    assert 1 <= float(mantissa) < 10 or not exponent
+    shown_log10 = math.log10(float(mantissa)) + int(exponent or 0)
+    assert abs(shown_log10 - log10) < 1e-3  # the exact value, to 4 significant digits

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from relreason.errors import DataError, UsageError
 from relreason.run.cost import (
     DEFAULT_PRICES,
+    FALLBACK_NAME,
     Price,
+    chars_per_token_estimate,
     dry_run,
     estimate_cost,
     load_prices,
@@ -82,14 +84,14 @@ def test_cost_is_linear_and_never_negative(i: int, o: int, pin: float, pout: flo
 def test_dry_run_counts_requests_tokens_and_cost_with_chars_over_4() -> None:
     task = toy_task(10, second_stage=True)
     options = RunOptions(params=GenerationParams(max_new_tokens=64))
-    report = dry_run(task, "openai:gpt-4o", options)
-    assert report.requests == 20 and report.tokenizer == "chars/4"
+    report = dry_run(task, "anthropic:claude-3-5-haiku", options)  # no tokenizer at hand
+    assert report.requests == 20 and report.tokenizer == FALLBACK_NAME
     firsts = sum(math.ceil(len(i.prompt) / 4) for i in task.items)
     assert task.second_stage is not None
     seconds = sum(math.ceil(len(task.second_stage(i, "")) / 4) + 64 for i in task.items)
     assert report.input_tokens == firsts + seconds
     assert report.output_tokens == 10 * 64 + 10 * 32
-    expected = DEFAULT_PRICES["gpt-4o"].cost(report.input_tokens, report.output_tokens)
+    expected = DEFAULT_PRICES["claude-3-5-haiku"].cost(report.input_tokens, report.output_tokens)
     assert report.cost_usd == pytest.approx(expected)
     assert "20 requests" in str(report)
     logprob = dry_run(task, "oracle", RunOptions(scoring="logprob", limit=4))
@@ -115,4 +117,44 @@ def test_dry_run_uses_a_local_tokenizer_folder(tmp_path: Path) -> None:
     assert report.input_tokens == sum(len(i.prompt.split()) for i in task.items)
     assert report.tokenizer == str(folder) and report.cost_usd == 0.0
     fallback, fallback_name = tokenizer_counter("hf:" + str(tmp_path / "absent"))
-    assert fallback_name == "chars/4" and fallback("abcdefgh") == 2
+    assert fallback_name == FALLBACK_NAME and fallback("abcdefgh") == 2
+    assert "rough" in str(dry_run(task, "hf:" + str(tmp_path / "absent"), RunOptions()))
+
+
+def test_openai_models_are_counted_with_tiktoken_or_a_labelled_fallback() -> None:
+    """tiktoken counts OpenAI models' tokens when it can load its encoding; it fetches the
+    encoding file from the internet once, so offline (as on CI here) the estimate must fall back
+    to chars/4 and say so."""
+    count, name = tokenizer_counter("openai:gpt-4o")
+    text = "A est le fils de B. 甲是乙的儿子。"
+    try:
+        import tiktoken
+
+        expected = tiktoken.encoding_for_model("gpt-4o")
+        expected.encode("x")
+    except Exception:  # not installed, or the encoding file cannot be fetched (offline)
+        assert name == FALLBACK_NAME and count(text) == -(-len(text) // 4)
+        return
+    assert name == f"tiktoken {expected.name}" and count(text) == len(expected.encode(text))
+
+
+@pytest.mark.model
+def test_the_bundled_model_is_counted_with_its_own_tokenizer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("transformers")
+    from relreason.models.smollm2 import gguf_path
+
+    try:
+        gguf = gguf_path()
+    except Exception as error:
+        pytest.skip(f"the bundled model is not installed: {error}")
+    monkeypatch.setenv("RELREASON_CACHE_DIR", str(tmp_path))  # no converted folder: the GGUF
+    count, name = tokenizer_counter("smollm2")
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    text = "甲是乙的儿子，乙是丙的儿子。丙是甲的什么人？"
+    assert name == "SmolLM2 tokenizer"
+    assert count(text) == len(tok(text, add_special_tokens=False)["input_ids"])
+    assert count(text) > 2 * chars_per_token_estimate(text)  # chars/4 is far too low here

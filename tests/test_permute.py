@@ -191,7 +191,8 @@ def test_run_with_permute_then_resume(tmp_path: Path, capsys: pytest.CaptureFixt
     except SystemExit as done:
         assert not done.code
     printed = capsys.readouterr().out
-    assert "chosen position {1: 1.00}" in printed
+    assert "position chosen {1: 1.00}" in printed
+    assert all(len(line) <= 80 for line in printed.splitlines() if "folder:" not in line)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["extra"]["permutation"]["consistency"] == 0.0
     assert set(summary["by_label"]["order"]) == {"rot0", "rot1", "rot2", "rot3"}

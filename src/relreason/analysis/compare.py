@@ -51,6 +51,7 @@ class Comparison:
             "accuracy_a": self.accuracy_a,
             "accuracy_b": self.accuracy_b,
             "answer_agreement": self.same_answer / self.n if self.n else None,
+            "p_log10": mcnemar_log10(self.only_a, self.only_b),
         }
 
     def __str__(self) -> str:
@@ -65,7 +66,7 @@ class Comparison:
                 f"{'A right':10}{self.both:>{width}}  {self.only_a:>{width}}",
                 f"{'A wrong':10}{self.only_b:>{width}}  {self.neither:>{width}}",
                 f"McNemar exact test on the {self.only_a + self.only_b} discordant items: "
-                f"p = {self.p_value:.4g}",
+                f"{p_value_text(self.only_a, self.only_b)}",
             ]
         )
 
@@ -78,6 +79,30 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
     k = min(only_a, only_b)
     tail: float = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
     return min(1.0, 2 * tail)
+
+
+def mcnemar_log10(only_a: int, only_b: int) -> float:
+    """log10 of :func:`mcnemar_exact`'s p-value, exact even where the p-value underflows."""
+    n = only_a + only_b
+    if n == 0:
+        return 0.0
+    k = min(only_a, only_b)
+    twice_tail = 2 * sum(math.comb(n, i) for i in range(k + 1))  # an exact integer
+    return min(0.0, math.log10(twice_tail) - n * math.log10(2))
+
+
+def p_value_text(only_a: int, only_b: int) -> str:
+    """``p = 0.0123``; a p-value too small for a float is written from its logarithm
+    (``p = 3.1e-1234``), never as ``p = 0``."""
+    p = mcnemar_exact(only_a, only_b)
+    if p >= 1e-300:
+        return f"p = {p:.4g}"
+    log10 = mcnemar_log10(only_a, only_b)
+    exponent = math.floor(log10)
+    mantissa = 10 ** (log10 - exponent)
+    if round(mantissa, 3) >= 10:  # 9.9996 would print as 10.000
+        mantissa, exponent = 1.0, exponent + 1
+    return f"p = {mantissa:.4g}e{exponent}"
 
 
 def compare_runs(run_a: Path, run_b: Path) -> Comparison:

@@ -19,11 +19,17 @@ from rich.markup import escape
 import relreason
 from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark, merged_options
+from relreason.cli.helptext import (
+    benchmark_help,
+    readable_metavars,
+    show_help_without_command,
+)
 from relreason.cli.options import DataDir, LimitOpt, PermuteOpt, gather_options
 from relreason.errors import RelreasonError, UnreadableAnswersError
 from relreason.types import Task
 
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
+"""Errors go here; soft wrapping: a long URL or path is never broken by an inserted newline."""
 
 ResponsesOpt = Annotated[
     Path, typer.Option("--responses", help="JSON lines: {index, output[, logprobs]}.")
@@ -100,6 +106,7 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
     from relreason.files import atomic_write_text
     from relreason.records import format_summary, record_line, summarize
     from relreason.records.responses import read_responses, score_responses
+    from relreason.run.context import task_context
 
     responses = read_responses(responses_path, len(task.items))
     records = score_responses(task, responses)
@@ -115,6 +122,7 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
         complete=len(records) == len(task.items),
         group_by=task.group_by or None,
     )
+    summary.context = task_context(task, records)
     typer.echo(format_summary(summary))
     unreadable = [r for r in records if r["status"] == "unparseable"]
     if strict and unreadable:
@@ -175,6 +183,7 @@ def _version(value: bool) -> None:
 
 
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option(
@@ -183,6 +192,14 @@ def _root(
     ] = False,
 ) -> None:
     """Measure how well language models reason about relations (ConvRe, MCR and more)."""
+    show_help_without_command(ctx)
+
+
+def _group(name_help: str) -> typer.Typer:
+    """A command group that shows its help (exit 0) when called with no subcommand."""
+    group = typer.Typer(rich_markup_mode=None, invoke_without_command=True, help=name_help)
+    group.callback()(show_help_without_command)
+    return group
 
 
 def build_app() -> typer.Typer:
@@ -193,16 +210,21 @@ def build_app() -> typer.Typer:
     from relreason.generate.cli import generate_app
 
     app = typer.Typer(
-        no_args_is_help=True,
+        rich_markup_mode=None,  # plain help: full option names at 80 columns, flags as flags
+        invoke_without_command=True,
         pretty_exceptions_enable=False,
         help="Measure how well language models reason about relations (ConvRe, MCR and more).",
     )
     app.callback()(_root)
-    prompts_app = typer.Typer(no_args_is_help=True, help="Print a setting's prompts as JSON lines.")
-    score_app = typer.Typer(no_args_is_help=True, help="Score model outputs you already have.")
+    prompts_app = _group("Print a setting's prompts as JSON lines.")
+    score_app = _group("Score model outputs you already have.")
     for bench in benchmarks.all_benchmarks():
-        prompts_app.command(bench.name, help=bench.title)(_prompts_command(bench))
-        score_app.command(bench.name, help=bench.title)(_score_command(bench))
+        prompts_app.command(bench.name, help=benchmark_help(bench, bench.title))(
+            _prompts_command(bench)
+        )
+        score_app.command(bench.name, help=benchmark_help(bench, bench.title))(
+            _score_command(bench)
+        )
     app.add_typer(prompts_app, name="prompts")
     app.add_typer(score_app, name="score")
     app.command("download")(download)
@@ -215,8 +237,14 @@ def build_app() -> typer.Typer:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; user errors print one message (no traceback) and exit non-zero."""
+    if not sys.stderr.isatty():
+        from relreason.run.progress import quiet_library_bars
+
+        quiet_library_bars()  # their \r-updated bars would be one long line in a log
+    command = typer.main.get_command(build_app())
+    readable_metavars(command)
     try:
-        build_app()(args=argv)
+        command(args=argv, prog_name="relreason")
     except RelreasonError as error:
         err.print(f"[red]error:[/] {escape(str(error))}", highlight=False)
         raise SystemExit(error.exit_code) from None

@@ -5,6 +5,7 @@ model backends with their capabilities and options."""
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Annotated, Any
 
 import typer
@@ -37,10 +38,24 @@ def listing() -> dict[str, Any]:
     return {"benchmarks": bench, "backends": backends}
 
 
+def _wrapped(text: str, indent: str, more: str) -> list[str]:
+    return textwrap.wrap(
+        text,
+        width=80,
+        initial_indent=indent,
+        subsequent_indent=more,
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
+
+
 def _text(data: dict[str, Any]) -> str:
+    """The listing as text lines of at most 80 characters (settings as one table)."""
+    from relreason.cli.helptext import settings_table
+
     lines: list[str] = []
     for name, entry in data["benchmarks"].items():
-        lines.append(f"{name}: {entry['title']}")
+        lines += _wrapped(f"{name}: {entry['title']}", "", "  ")
         for key, value in entry.items():
             if key in ("title", "paper_models", "settings", "grid"):
                 continue
@@ -49,20 +64,21 @@ def _text(data: dict[str, Any]) -> str:
                 shown = ", ".join(str(v) for v in value)
             elif isinstance(value, dict):
                 shown = ", ".join(f"{k} ({v})" for k, v in value.items())
-            lines.append(f"  {key}: {shown}")
-        for task, settings in (entry.get("settings") or {}).items():
-            lines.append(f"  settings of {task}:")
-            for setting_id, knobs in settings.items():
-                knob_text = ", ".join(f"{k}={v}" for k, v in knobs.items())
-                lines.append(f"    {setting_id:>2}: {knob_text}")
+            lines += _wrapped(f"{key}: {shown}", "  ", "    ")
+        if entry.get("settings"):
+            table = settings_table(entry["settings"]).splitlines()[1:]  # without click's marker
+            lines += ["  " + line for line in table]
         if entry["paper_models"]:
-            lines.append("  paper models (for --compare): " + ", ".join(entry["paper_models"]))
+            models = ", ".join(entry["paper_models"])
+            lines += _wrapped(f"paper models (for --compare): {models}", "  ", "    ")
     lines.append("model backends (--model):")
     for info in data["backends"].values():
         can = [c for c in ("logprobs", "choice_scoring", "free") if info[c]]
-        lines.append(f"  {info['form']}: {info['summary']} [{', '.join(can) or '-'}]")
+        lines += _wrapped(
+            f"{info['form']}: {info['summary']} [{', '.join(can) or '-'}]", "  ", "    "
+        )
         for option, text in info["options"].items():
-            lines.append(f"      {option}: {text}")
+            lines += _wrapped(f"{option}: {text}", "      ", "        ")
     return "\n".join(lines)
 
 

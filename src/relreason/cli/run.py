@@ -13,6 +13,7 @@ import typer
 from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark
 from relreason.cli.app import with_params
+from relreason.cli.helptext import benchmark_help
 from relreason.cli.options import Api, DataDir, LimitOpt, PermuteOpt, Scoring, gather_options
 from relreason.errors import UnreadableAnswersError, UsageError
 from relreason.models.options import OPTION_HELP, ModelOptions
@@ -67,32 +68,78 @@ def _run_options(
         list[str] | None, typer.Option("--base-url", help=OPTION_HELP["base_urls"])
     ] = None,
     api: Annotated[Api, typer.Option("--api", help=OPTION_HELP["api"])] = Api.chat,
-    chat_template: Annotated[bool, typer.Option(help=OPTION_HELP["chat_template"])] = False,
+    chat_template: Annotated[
+        bool,
+        typer.Option(
+            help=OPTION_HELP["chat_template"]
+            + " Off by default: the model sees the prompt exactly as `relreason prompts`"
+            " prints it (the papers' text, byte for byte)."
+        ),
+    ] = False,
     device: Annotated[str, typer.Option(help=OPTION_HELP["device"])] = "cpu",
     dtype: Annotated[str, typer.Option(help=OPTION_HELP["dtype"])] = "float32",
     batch_size: Annotated[
         int | None, typer.Option(min=1, show_default=False, help=OPTION_HELP["batch_size"])
     ] = None,
-    scoring: Annotated[Scoring, typer.Option("--scoring")] = Scoring.generate,
+    scoring: Annotated[
+        Scoring,
+        typer.Option(
+            "--scoring",
+            help="generate: the model writes its answer and it is read from the text (as in "
+            "the papers); logprob: the log-likelihood of each choice letter after the prompt.",
+        ),
+    ] = Scoring.generate,
     max_new_tokens: Annotated[
         int | None, typer.Option(min=1, help="Default: the setting's own (32, or 256 for CoT).")
     ] = None,
-    temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
-    top_logprobs: Annotated[int, typer.Option(min=0, max=20)] = 5,
-    concurrency: Annotated[int, typer.Option(min=1)] = 8,
+    temperature: Annotated[
+        float, typer.Option(min=0.0, help="Sampling temperature (0: greedy, as in the papers).")
+    ] = 0.0,
+    top_logprobs: Annotated[
+        int,
+        typer.Option(
+            min=0, max=20, help="Alternatives kept for the first generated token (in records)."
+        ),
+    ] = 5,
+    concurrency: Annotated[
+        int, typer.Option(min=1, help="Requests (or local batches) in flight at once.")
+    ] = 8,
     requests_per_minute: Annotated[
         float | None, typer.Option("--rpm", "--requests-per-minute", help="Requests per minute.")
     ] = None,
     tokens_per_minute: Annotated[
         float | None, typer.Option("--tpm", "--tokens-per-minute", help="Tokens per minute.")
     ] = None,
-    max_retries: Annotated[int, typer.Option(min=0)] = 6,
+    max_retries: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Retries of a request that failed transiently (429, 5xx, time-out), "
+            "with backoff; then the item is recorded as failed.",
+        ),
+    ] = 6,
     request_timeout: Annotated[float, typer.Option(min=0.1, help=OPTION_HELP["timeout"])] = 60.0,
-    use_cache: Annotated[bool, typer.Option("--cache/--no-cache")] = True,
-    refresh: Annotated[bool, typer.Option("--refresh")] = False,
+    use_cache: Annotated[
+        bool,
+        typer.Option(
+            "--cache/--no-cache",
+            help="Reuse and store responses in the response cache "
+            "($RELREASON_CACHE_DIR/cache.sqlite3).",
+        ),
+    ] = True,
+    refresh: Annotated[
+        bool,
+        typer.Option(
+            "--refresh",
+            help="Ask the model again even when the cache has an answer (and store it).",
+        ),
+    ] = False,
     limit: LimitOpt = None,
     permute: PermuteOpt = None,
-    seed: int = 0,
+    seed: Annotated[
+        int,
+        typer.Option(help="Seed of the retry jitter and of sampling, where a backend takes one."),
+    ] = 0,
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Run folder (default: runs/<task>-<model>-<time>)."),
@@ -163,8 +210,8 @@ def _run_command(bench: Benchmark) -> Callable[..., None]:
         params = bench.for_model(params, cfg.model, cfg.api.value)
         execute(permuted(bench.build_task(params, cfg.data_dir), cfg.permute), cfg)
 
-    command.__doc__ = (
-        f"Run a model on one {bench.name} setting (default model: the bundled SmolLM2)."
+    command.__doc__ = benchmark_help(
+        bench, f"Run a model on one {bench.name} setting (default model: the bundled SmolLM2)."
     )
     return command
 
@@ -195,6 +242,7 @@ def register_run_commands(app: typer.Typer) -> None:
     from relreason.cli.reports import compare, export, report, sweep
 
     run_app = typer.Typer(
+        rich_markup_mode=None,
         no_args_is_help=False,
         invoke_without_command=True,
         help="Run a model on a benchmark setting into a run folder (or --resume one).",

@@ -31,8 +31,12 @@ def translate_command(
     device: Annotated[str, typer.Option(help=OPTION_HELP["device"])] = "cpu",
     dtype: Annotated[str, typer.Option(help=OPTION_HELP["dtype"])] = "float32",
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N.")] = None,
-    concurrency: Annotated[int, typer.Option(min=1)] = 8,
-    max_new_tokens: Annotated[int, typer.Option(min=16)] = 1024,
+    concurrency: Annotated[
+        int, typer.Option(min=1, help="Requests in flight at once (API models).")
+    ] = 8,
+    max_new_tokens: Annotated[
+        int, typer.Option(min=16, help="Longest reply per item (the translated JSON).")
+    ] = 1024,
     request_timeout: Annotated[float, typer.Option(min=0.1, help=OPTION_HELP["timeout"])] = 120.0,
 ) -> None:
     """Translate a benchmark file with a model, keeping option count, gold option and distinct

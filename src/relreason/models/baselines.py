@@ -24,6 +24,21 @@ def _seeded_index(seed: int, prompt: str, n: int) -> int:
     return int.from_bytes(digest[:8], "big") % n
 
 
+def baseline_pick(
+    kind: str, prompt: str, choices: Sequence[str], *, seed: int = 0, reference: str | None = None
+) -> str:
+    """The letter the ``kind`` baseline answers for ``prompt`` (the one rule runs use)."""
+    if not choices:
+        raise UsageError(f"the '{kind}' baseline needs the item's choice letters")
+    if kind == "first":
+        return choices[0]
+    if kind == "oracle":
+        if reference is None:
+            raise UsageError("the 'oracle' baseline needs the gold letter")
+        return reference
+    return choices[_seeded_index(seed, prompt, len(choices))]
+
+
 class BaselineBackend(ModelBackend):
     """Answers without a model.
 
@@ -47,15 +62,7 @@ class BaselineBackend(ModelBackend):
         return {"backend": "baseline", "kind": self.kind, "seed": self.seed}
 
     def _pick(self, prompt: str, choices: Sequence[str], reference: str | None) -> str:
-        if not choices:
-            raise UsageError(f"the '{self.kind}' baseline needs the item's choice letters")
-        if self.kind == "first":
-            return choices[0]
-        if self.kind == "oracle":
-            if reference is None:
-                raise UsageError("the 'oracle' baseline needs the gold letter")
-            return reference
-        return choices[_seeded_index(self.seed, prompt, len(choices))]
+        return baseline_pick(self.kind, prompt, choices, seed=self.seed, reference=reference)
 
     async def generate(self, requests: Sequence[GenerationRequest]) -> list[Response]:
         """Answer each request with one bare letter."""

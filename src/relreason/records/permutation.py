@@ -84,13 +84,17 @@ def permutation_stats(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | 
 
 
 def format_permutation(stats: Mapping[str, Any]) -> list[str]:
-    """Return the summary lines of :func:`permutation_stats` output (accuracy per order is
-    the summary's ``by order`` line)."""
-    lines = [
-        f"  option orders: {stats['items']} items, {stats['records']} asked; consistency "
-        f"{stats['consistency']:.3f}; right in every order {stats['all_orders_correct']:.3f}"
-    ]
+    """Return the summary lines of :func:`permutation_stats` output, each at most 80 characters
+    (accuracy per order is the summary's ``by order`` table)."""
+    from relreason.records.context import wrap_line
+
     chosen = ", ".join(f"{k}: {v:.2f}" for k, v in stats["chosen_position"].items())
     gold = ", ".join(f"{k}: {v:.2f}" for k, v in stats["gold_position"].items())
-    lines.append(f"  chosen position {{{chosen}}} vs gold position {{{gold}}}")
-    return lines
+    return [
+        *wrap_line(
+            f"option orders: {stats['items']} items, {stats['records']} asked; consistency "
+            f"{stats['consistency']:.3f}; right in every order {stats['all_orders_correct']:.3f}"
+        ),
+        *wrap_line(f"position chosen {{{chosen}}}"),
+        *wrap_line(f"position of gold {{{gold}}}"),
+    ]

@@ -9,6 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from relreason.records.context import (
+    WIDTH,
+    breakdown_lines,
+    context_lines,
+    sorted_breakdown,
+    wrap_line,
+)
+
 STATUSES = ("correct", "wrong", "unparseable", "no_answer", "failed")
 
 
@@ -34,6 +42,9 @@ class RunSummary:
     complete: bool
     elapsed_s: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    context: dict[str, Any] = field(default_factory=dict)
+    """What the accuracy means (chance, baselines, paper figures, answer habit): see
+    :mod:`relreason.records.context`; empty when the run's task was not at hand."""
 
     @property
     def failed(self) -> int:
@@ -111,7 +122,7 @@ def summarize(
         correct=correct,
         accuracy=correct / n if n else 0.0,
         statuses=statuses,
-        by_label=by_label,
+        by_label=sorted_breakdown(by_label),
         usage=usage,
         cost_usd=cost_usd,
         cached=cached,
@@ -182,12 +193,20 @@ def _interval_text(summary: RunSummary) -> str:
     return f"; 95% CI {interval[0]:.3f}-{interval[1]:.3f}" if interval else ""
 
 
-def format_summary(summary: RunSummary, *, max_label_values: int = 12) -> str:
-    """Return a short human-readable text of ``summary`` (for printing)."""
+def format_summary(summary: RunSummary, *, max_label_values: int | None = None) -> str:
+    """Return a human-readable text of ``summary`` (for printing; lines fit 80 columns).
+
+    Its context (chance, baselines, paper figures, answer habit) follows the counts, then every
+    label's full breakdown as a table (``max_label_values`` is kept for old callers, unused).
+    """
+    who = f"{summary.task} on {summary.model}:"
+    score = (
+        f"accuracy {summary.accuracy:.4f} ({summary.correct}/{summary.n}{_interval_text(summary)})"
+        f"{'' if summary.complete else ' [incomplete]'}"
+    )
+    headline = [f"{who} {score}"] if len(who) + len(score) < WIDTH else [who, "  " + score]
     lines = [
-        f"{summary.task} on {summary.model}: accuracy {summary.accuracy:.4f} "
-        f"({summary.correct}/{summary.n}{_interval_text(summary)})"
-        f"{'' if summary.complete else ' [incomplete]'}",
+        *headline,
         "  " + ", ".join(f"{k} {v}" for k, v in summary.statuses.items()),
         f"  tokens: {summary.usage['prompt_tokens']} in, {summary.usage['completion_tokens']} out"
         + (f"; est. cost ${summary.cost_usd:.4f}" if summary.cost_usd is not None else "")
@@ -195,8 +214,8 @@ def format_summary(summary: RunSummary, *, max_label_values: int = 12) -> str:
     ]
     audit = summary.extra.get("reading_audit")
     if audit and audit.get("alt_accuracy") is not None:
-        lines.append(
-            f"  reading audit: {audit['reader']} {audit['accuracy']:.4f} vs "
+        lines += wrap_line(
+            f"reading audit: {audit['reader']} {audit['accuracy']:.4f} vs "
             f"{audit['alt_reader']} {audit['alt_accuracy']:.4f}; answers differ on "
             f"{audit['answers_differ']} item(s)"
             + (
@@ -205,12 +224,8 @@ def format_summary(summary: RunSummary, *, max_label_values: int = 12) -> str:
                 else ""
             )
         )
-    for name, values in summary.by_label.items():
-        if len(values) > max_label_values:
-            lines.append(f"  by {name}: {len(values)} values (see summary.json)")
-            continue
-        cells = ", ".join(f"{v} {c['accuracy']:.3f} (n={int(c['n'])})" for v, c in values.items())
-        lines.append(f"  by {name}: {cells}")
+    lines += context_lines(summary.context, summary.accuracy, summary.extra.get("accuracy_ci95"))
+    lines += breakdown_lines(summary.by_label)
     if "permutation" in summary.extra:
         from relreason.records.permutation import format_permutation
 

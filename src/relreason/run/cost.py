@@ -135,30 +135,89 @@ def chars_per_token_estimate(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def tokenizer_counter(
-    spec: str, tokenizer: str | Path | None = None
-) -> tuple[Callable[[str], int], str]:
-    """Return a token counting function and its name.
+FALLBACK_NAME = "chars/4: a rough estimate, no tokenizer at hand"
+"""How a dry run names its count when no tokenizer of the model could be loaded (far too low
+for Chinese, Japanese and Korean prompts)."""
 
-    Uses ``transformers.AutoTokenizer`` from a local folder (``tokenizer``, or the path of an
-    ``hf:PATH`` spec) when there is one, else ``len(text) / 4`` (named ``"chars/4"``).
-    """
-    path = Path(tokenizer) if tokenizer else None
-    if path is None and spec.startswith("hf:"):
-        path = Path(spec[3:])
-    if path is None or not path.is_dir():
-        return chars_per_token_estimate, "chars/4"
+Counter = Callable[[str], int]
+
+
+def _hf_counter(source: str | Path, **kwargs: Any) -> Counter | None:
+    """A counter from a transformers tokenizer already on this machine (never downloads)."""
     try:
         from transformers import AutoTokenizer
 
-        tok = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-    except Exception:  # no transformers, or not a tokenizer folder: fall back to the estimate
-        return chars_per_token_estimate, "chars/4"
+        tok = AutoTokenizer.from_pretrained(str(source), local_files_only=True, **kwargs)
+    except Exception:  # no transformers, or no tokenizer there: the caller falls back
+        return None
 
     def count(text: str) -> int:
         return len(tok(text, add_special_tokens=False)["input_ids"])
 
-    return count, str(path)
+    return count
+
+
+def _tiktoken_counter(model: str) -> tuple[Counter, str] | None:
+    """A counter from ``tiktoken`` for an OpenAI model name (None: not installed, unknown
+    model, or its encoding cannot be fetched)."""
+    try:
+        import tiktoken
+
+        try:
+            encoding = tiktoken.encoding_for_model(model)
+        except KeyError:  # a model tiktoken does not know: the current OpenAI encoding
+            encoding = tiktoken.get_encoding("o200k_base")
+        encoding.encode("warm-up")  # fetches the encoding file once (cached by tiktoken)
+    except Exception:
+        return None
+
+    def count(text: str) -> int:
+        return len(encoding.encode(text, disallowed_special=()))
+
+    return count, f"tiktoken {encoding.name}"
+
+
+def _smollm2_counter() -> tuple[Counter, str] | None:
+    """The bundled model's own tokenizer: from its converted folder, else from its GGUF file."""
+    from relreason.models import smollm2
+    from relreason.paths import cache_root
+
+    folder = cache_root() / "models" / smollm2.FOLDER_NAME
+    if (folder / "tokenizer.json").is_file():
+        count = _hf_counter(folder)
+        if count is not None:
+            return count, "SmolLM2 tokenizer"
+    try:
+        gguf = smollm2.gguf_path()
+    except Exception:
+        return None
+    count = _hf_counter(gguf.parent, gguf_file=gguf.name)
+    return (count, "SmolLM2 tokenizer") if count is not None else None
+
+
+def tokenizer_counter(
+    spec: str, tokenizer: str | Path | None = None
+) -> tuple[Callable[[str], int], str]:
+    """Return a token counting function and its name: the model's own tokenizer when at hand.
+
+    ``tokenizer`` (a local folder) wins; else ``hf:PATH_OR_NAME`` uses its transformers
+    tokenizer (a folder, or a name already in the Hugging Face cache), ``smollm2`` the bundled
+    model's, ``openai:MODEL`` tiktoken's encoding of the model (when tiktoken is installed).
+    Otherwise ``len(text) / 4``, named :data:`FALLBACK_NAME`.
+    """
+    kind, _, name = spec.partition(":")
+    found: tuple[Counter, str] | None = None
+    if tokenizer:
+        count = _hf_counter(Path(tokenizer)) if Path(tokenizer).is_dir() else None
+        found = (count, str(tokenizer)) if count is not None else None
+    elif kind == "hf" and name:
+        count = _hf_counter(name)
+        found = (count, name) if count is not None else None
+    elif kind == "smollm2":
+        found = _smollm2_counter()
+    elif kind == "openai" and name:
+        found = _tiktoken_counter(name)
+    return found if found is not None else (chars_per_token_estimate, FALLBACK_NAME)
 
 
 @dataclass(frozen=True)

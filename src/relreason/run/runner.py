@@ -37,8 +37,9 @@ from relreason.records import (
 )
 from relreason.run.cache import ResponseCache
 from relreason.run.calls import CallPath
+from relreason.run.context import task_context
 from relreason.run.cost import estimate_cost, load_prices
-from relreason.run.events import Event, ItemFinished
+from relreason.run.events import Event
 from relreason.run.folder import check_capabilities, new_manifest, prepare_folder, run_config
 from relreason.run.items import ItemPath
 from relreason.run.options import RunOptions
@@ -100,8 +101,7 @@ async def arun_task(
     writer = RecordWriter(out_dir)
 
     def emit(event: Event) -> None:
-        if isinstance(event, ItemFinished):
-            display.advance(progress_id, correct=event.correct, failed=event.status == "failed")
+        display.event(progress_id, event)
 
     calls = CallPath(backend, options, cache, emit)
     items = ItemPath(task, options, calls, writer, records, emit)
@@ -134,6 +134,7 @@ async def arun_task(
     summary.cost_usd = estimate_cost(
         backend.spec, summary.usage["prompt_tokens"], summary.usage["completion_tokens"], prices
     )
+    summary.context = task_context(task, records.values())
     atomic_write_json(out_dir / SUMMARY, summary.to_json())
     manifest.end_session(complete=selected_done, usage=summary.usage, cost_usd=summary.cost_usd)
     atomic_write_json(out_dir / MANIFEST, manifest.to_json())

@@ -42,26 +42,62 @@ def task_options(
         bool, typer.Option("--neutral", help="Neutral relation name 'R' (paper Appendix G).")
     ] = False,
     prompt: Annotated[
-        str | None, typer.Option("--prompt", help="normal | hint | hint+cot", show_default=False)
+        str | None,
+        typer.Option(
+            "--prompt",
+            help="Knob: normal | hint | hint+cot (a hint about converse relations; "
+            "+cot: and chain of thought).",
+            show_default=False,
+        ),
     ] = None,
     relation: Annotated[
-        str | None, typer.Option("--relation", help="normal | converse", show_default=False)
+        str | None,
+        typer.Option(
+            "--relation",
+            help="Knob: normal | converse (the relation as usual, or defined the other way).",
+            show_default=False,
+        ),
     ] = None,
     n_shot: Annotated[
-        int | None, typer.Option("--n-shot", min=0, max=10, help="0-10", show_default=False)
+        int | None,
+        typer.Option(
+            "--n-shot",
+            min=0,
+            max=10,
+            help="Knob: worked examples before the question (0: zero-shot).",
+            show_default=False,
+        ),
     ] = None,
     example_type: Annotated[
-        str | None, typer.Option("--example-type", help="hard | regular", show_default=False)
+        str | None,
+        typer.Option(
+            "--example-type",
+            help="Knob: hard | regular (the text variant of the few-shot examples).",
+            show_default=False,
+        ),
     ] = None,
     text_type: Annotated[
-        str | None, typer.Option("--text-type", help="hard | regular", show_default=False)
+        str | None,
+        typer.Option(
+            "--text-type",
+            help="Knob: hard | regular (the paraphrased or the unaltered test text; which one is "
+            "hard differs by task, see the table above).",
+            show_default=False,
+        ),
     ] = None,
 ) -> None:
     """Holds, in its signature, the options that choose a ConvRe task and setting."""
 
 
 def reading_options(
-    mode: Annotated[ConvReMode, typer.Option("--mode")] = ConvReMode.auto,
+    mode: Annotated[
+        ConvReMode,
+        typer.Option(
+            "--mode",
+            help="auto: an answer that cannot be read counts as wrong and is reported apart; "
+            "strict: such answers are listed and the command exits 1.",
+        ),
+    ] = ConvReMode.auto,
     logprob_fallback: Annotated[
         bool, typer.Option(help="Read unclear answers from first-token log-probs (Appendix F).")
     ] = True,

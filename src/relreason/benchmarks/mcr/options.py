@@ -33,7 +33,14 @@ def task_options(
 
 
 def reading_options(
-    mode: Annotated[McrMode, typer.Option("--mode")] = McrMode.robust,
+    mode: Annotated[
+        McrMode,
+        typer.Option(
+            "--mode",
+            help="robust: a sound reader of explicit answers in five languages; paper: the "
+            "official rule (the first capital A-G anywhere in the output).",
+        ),
+    ] = McrMode.robust,
     cleanup_model: Annotated[
         str | None,
         typer.Option(

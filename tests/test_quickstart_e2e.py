@@ -1,0 +1,167 @@
+"""The quickstart's own commands, end to end, on the baselines, with COLUMNS=80 and no terminal:
+what a new user's log shows holds the numbers and their context.
+
+The commands are read from ``scripts/quickstart.sh`` (so the test follows the script); the data
+is a small set of files in the official formats written here (no official data needed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from relreason.records.context import label_sort_key
+
+REPO = Path(__file__).resolve().parents[1]
+RELATIONS = {
+    "hypernym": "hypernym",
+    "has part": "part",
+}
+CATEGORIES = ["Personal", "Positional", "Comparative"]
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+
+def _convre_files(root: Path) -> int:
+    triples = {
+        key: [
+            {
+                "head": f"{word} head {i}",
+                "relation": key,
+                "tail": f"{word} tail {i}",
+                "answer": "AB"[(i * 5 + len(key)) % 3 % 2],
+            }
+            for i in range(7)
+        ]
+        for key, word in RELATIONS.items()
+    }
+    _write_json(root / "convre" / "triple_subset.json", triples)
+    _write_json(root / "convre" / "triple_dataset.json", triples)
+    templates = {
+        key: {
+            "normal": f"(x, {key}, y) indicates that y is the {word} of x.",
+            "converse": f"(x, {key}, y) indicates that x is the {word} of y.",
+            "normal-regular": f"Find an entity so that [N] is the {word} of it.",
+            "normal-hard": f"Find an entity so that [N] is bigger than it ({word}).",
+            "converse-regular": f"Find an entity that is the {word} of [N].",
+            "converse-hard": f"Find an entity bigger than [N] ({word}).",
+        }
+        for key, word in RELATIONS.items()
+    }
+    _write_json(root / "convre" / "re2text_relations.json", templates)
+    examples = {
+        k: [f"Example {i} ({k})." for i in range(10)]
+        for k in ("hard", "regular", "hard-cot", "regular-cot")
+    }
+    _write_json(root / "convre" / "re2text_examples.json", examples)
+    return sum(len(v) for v in triples.values())
+
+
+def _mcr_files(root: Path) -> list[int]:
+    questions = []
+    sizes = []
+    for i in range(12):
+        n = 3 + i % 3
+        options = [f"Option {j} of {i}" for j in range(n)]
+        questions.append(
+            {
+                "question": f"Who is {i} to {i + 1}?",
+                "correct": options[(i * 7) % n],
+                "options": options,
+                "category": [CATEGORIES[i % 3]],
+            }
+        )
+        sizes.append(n)
+    _write_json(root / "mcr" / "composition_english.json", questions)
+    blocks = ["english", "chinese", "french", "japanese", "korean", "multilingual"]
+    _write_json(root / "mcr" / "exemplars_official.json", {k: f"Q: ... ({k})\n" for k in blocks})
+    return sizes
+
+
+def _quickstart_runs() -> list[list[str]]:
+    """The ``relreason run`` commands of scripts/quickstart.sh, as argument lists."""
+    script = (REPO / "scripts" / "quickstart.sh").read_text(encoding="utf-8")
+    return [
+        shlex.split(line)[1:] for line in script.splitlines() if line.startswith("relreason run ")
+    ]
+
+
+def _run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    code = "import sys; from relreason.cli import main; sys.argv[0] = 'relreason'; main()"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize("model", ["first", "random"])
+def test_the_quickstart_explains_its_numbers(tmp_path: Path, model: str) -> None:
+    data = tmp_path / "data"
+    n_convre = _convre_files(data)
+    sizes = _mcr_files(data)
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TERM")}
+    env.update(
+        COLUMNS="80",
+        RELREASON_DATA_DIR=str(data),
+        RELREASON_CACHE_DIR=str(tmp_path / "cache"),
+        PYTHONPATH=os.pathsep.join(sys.path),
+    )
+    runs = _quickstart_runs()
+    assert [r[:2] for r in runs] == [["run", "convre"], ["run", "mcr"]]
+    for args, chance, n in (
+        (runs[0], 0.5, n_convre),
+        (runs[1], sum(1 / k for k in sizes) / len(sizes), len(sizes)),
+    ):
+        done = _run([*args, "--model", model], env, tmp_path)
+        assert done.returncode == 0, done.stderr
+        out, err = done.stdout, done.stderr
+        folder = tmp_path / args[args.index("--out") + 1]
+        summary = json.loads((folder / "summary.json").read_text())
+        # the numbers
+        assert f"accuracy {summary['accuracy']:.4f} ({summary['correct']}/{n};" in out
+        # their context: chance, the baselines on the same items (the run is one of them)
+        context = summary["context"]
+        assert context["chance"] == pytest.approx(chance)
+        assert context["baselines"][model] == summary["accuracy"]
+        assert f"chance {chance:.3f}" in out
+        baseline = {"first": "always-first baseline", "random": "random baseline"}[model]
+        assert f"{baseline} {summary['accuracy']:.3f}" in out.replace("\n    ", " ")
+        # the paper's figures for the same cell (re2text setting 1; MCR English zero-shot)
+        assert context["paper"]["figures"]
+        cell = "(re2text, 1)" if args[1] == "convre" else "(en, zs)"
+        assert f" {cell}: " in out
+        # the whole breakdown, as a sorted table
+        for name, values in summary["by_label"].items():
+            header = next(
+                i for i, line in enumerate(out.splitlines()) if line.split()[:2] == ["by", name]
+            )
+            rows = out.splitlines()[header + 1 : header + 1 + len(values)]
+            assert [r.strip().rsplit(None, 3)[0] for r in rows] == list(values)
+            assert list(values) == sorted(values, key=label_sort_key)
+        # the one-letter habit of "first" is pointed out
+        habit = "note: the model answered 'A' to"
+        assert (habit in out) == (model == "first")
+        # a log, not a terminal: plain progress lines on stderr, no \r, no library bars
+        assert re.search(
+            rf": {n}/{n} items \(100%\), [\d.]+/s, ETA 0s, acc [\d.]+, failed 0, retries 0$",
+            err,
+            re.M,
+        )
+        assert "\r" not in out + err and "\x1b[" not in out + err
+        # 80 columns (a folder path may be longer: it is never broken)
+        assert all(len(line) <= 80 for line in out.splitlines() if not line.startswith("  folder:"))
