@@ -129,7 +129,8 @@ def report(
         for row in rows:
             typer.echo(json.dumps(row, ensure_ascii=False))
         return
-    built = build_report(runs, mapping, sizes=sizes, data_dir=data_dir, texts=html is not None)
+    texts = html is not None or data_dir is not None  # prompts and questions rebuilt from data
+    built = build_report(runs, mapping, sizes=sizes, data_dir=data_dir, texts=texts)
     if html is not None:
         render_html(built, html)
         typer.echo(f"wrote {html}")
