@@ -13,6 +13,7 @@ given the SDK module.
 from __future__ import annotations
 
 import asyncio
+import socket
 import email.utils
 import json
 import re
@@ -200,13 +201,22 @@ def translate(
     if isinstance(exc, sdk.APIConnectionError):
         cause = exc.__cause__ or exc
         return TransientError(
-            scrub(f"{service}: connection failed: {type(cause).__name__}: {cause}", secrets)
+            scrub(f"{service}: connection failed: {type(cause).__name__}: {cause}", secrets),
+            connection=scrub(service, secrets) if _no_connection(cause) else None,
         )
     if isinstance(exc, (sdk.APIResponseValidationError, *_UNREADABLE)):
         return TransientError(
             scrub(f"{service}: unreadable response body: {type(exc).__name__}: {exc}", secrets)
         )
     return None
+
+
+def _no_connection(cause: BaseException) -> bool:
+    """Whether ``cause`` means no connection was made at all (refused, unknown host), not a
+    connection dropped mid-answer."""
+    if isinstance(cause, ConnectionRefusedError | socket.gaierror):
+        return True
+    return type(cause).__name__ == "ConnectError"
 
 
 async def gather_guarded(

@@ -79,13 +79,19 @@ class Manifest(BaseModel):
         self.sessions.append(Session(started_at=utc_now()))
 
     def end_session(
-        self, *, complete: bool, usage: Mapping[str, int], cost_usd: float | None
+        self,
+        *,
+        complete: bool,
+        usage: Mapping[str, int],
+        cost_usd: float | None,
+        status: RunStatus | None = None,
     ) -> None:
-        """Close the current session with the run's status, tokens and cost."""
+        """Close the current session with the run's status (``status`` when given, else
+        complete or running), tokens and cost."""
         now = utc_now()
         if self.sessions:
             self.sessions[-1].ended_at = now
-        self.status = "complete" if complete else "running"
+        self.status = status or ("complete" if complete else "running")
         self.ended_at = now
         self.usage = dict(usage)
         self.cost_usd = cost_usd

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,10 @@ class RunSummary:
 
     ``accuracy`` is over all ``n`` items (failed ones count as not correct); ``statuses`` counts
     each status; ``by_label`` maps a label name to value -> ``{"n", "correct", "accuracy"}``.
+    ``answered`` counts the items that got a response (every status but ``failed``);
+    ``most_common_error`` is the commonest error among failed items (with its count).
+    ``partial`` is set when the run covers only part of its task (``--limit``/``--sample``):
+    ``n_task`` is then the task's full size.
     """
 
     out_dir: str
@@ -34,6 +39,11 @@ class RunSummary:
     complete: bool
     elapsed_s: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    answered: int = 0
+    most_common_error: str | None = None
+    most_common_error_count: int = 0
+    partial: bool = False
+    n_task: int | None = None
 
     @property
     def failed(self) -> int:
@@ -82,9 +92,12 @@ def summarize(
     by_label: dict[str, dict[str, dict[str, float]]] = {}
     usage = {"prompt_tokens": 0, "completion_tokens": 0}
     n = correct = cached = 0
+    errors: Counter[str] = Counter()
     for record in records:
         n += 1
         status = str(record.get("status"))
+        if status == "failed":
+            errors[str(record.get("error") or "no response")] += 1
         statuses[status] = statuses.get(status, 0) + 1
         hit = status == "correct"
         correct += hit
@@ -115,7 +128,10 @@ def summarize(
         cached=cached,
         complete=complete,
         elapsed_s=elapsed_s,
+        answered=n - statuses.get("failed", 0),
     )
+    if errors:
+        summary.most_common_error, summary.most_common_error_count = errors.most_common(1)[0]
     summary.extra["accuracy_ci95"] = list(wilson_interval(correct, n))
     return summary
 
@@ -136,12 +152,33 @@ def _interval_text(summary: RunSummary) -> str:
     return f"; 95% CI {interval[0]:.3f}-{interval[1]:.3f}" if interval else ""
 
 
-def format_summary(summary: RunSummary, *, max_label_values: int = 12) -> str:
-    """Return a short human-readable text of ``summary`` (for printing)."""
-    lines = [
-        f"{summary.task} on {summary.model}: accuracy {summary.accuracy:.4f} "
+def _accuracy_text(summary: RunSummary) -> str:
+    if summary.n and not summary.answered:
+        return f"accuracy n/a (no item was answered: {summary.failed} failed)"
+    if not summary.n:
+        return "accuracy n/a (no items)"
+    return (
+        f"accuracy {summary.accuracy:.4f} "
         f"({summary.correct}/{summary.n}{_interval_text(summary)})"
-        f"{'' if summary.complete else ' [incomplete]'}",
+    )
+
+
+def _marks(summary: RunSummary) -> str:
+    marks = "" if summary.complete else " [incomplete]"
+    if summary.partial:
+        of = f" of {summary.n_task}" if summary.n_task is not None else ""
+        marks += f" [partial: {summary.n}{of} items]"
+    return marks
+
+
+def format_summary(summary: RunSummary, *, max_label_values: int = 12) -> str:
+    """Return a short human-readable text of ``summary`` (for printing).
+
+    Accuracy is shown as ``n/a`` when no item was answered (never as 0.0000); failed items
+    are counted with their most common error.
+    """
+    lines = [
+        f"{summary.task} on {summary.model}: {_accuracy_text(summary)}{_marks(summary)}",
         "  " + ", ".join(f"{k} {v}" for k, v in summary.statuses.items()),
         f"  tokens: {summary.usage['prompt_tokens']} in, {summary.usage['completion_tokens']} out"
         + (f"; est. cost ${summary.cost_usd:.4f}" if summary.cost_usd is not None else "")
@@ -153,5 +190,10 @@ def format_summary(summary: RunSummary, *, max_label_values: int = 12) -> str:
             continue
         cells = ", ".join(f"{v} {c['accuracy']:.3f} (n={int(c['n'])})" for v, c in values.items())
         lines.append(f"  by {name}: {cells}")
+    if summary.failed:
+        lines.append(
+            f"  {summary.failed} item(s) failed; most common error "
+            f"({summary.most_common_error_count}x): {summary.most_common_error}"
+        )
     lines.append(f"  folder: {summary.out_dir}")
     return "\n".join(lines)

@@ -8,20 +8,24 @@ server's Retry-After), up to ``max_retries``; then ``CallFailed`` carries the la
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+import re
+import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_base, wait_exponential, wait_random
 
-from relreason.errors import RelreasonError
+from relreason.errors import RelreasonError, ServerUnreachableError
 from relreason.models.base import ModelBackend, TransientError
 from relreason.redact import scrub_secrets
 from relreason.run.cache import ResponseCache, cache_key, stable_identity
 from relreason.run.events import Event, Retrying
 from relreason.run.limits import RateLimits
 from relreason.run.options import RunOptions
+from relreason.run.warnings import warn
 from relreason.types import ChoiceRequest, GenerationRequest, Response
 
 _CACHE_FLUSH_EVERY = 256
@@ -63,6 +67,18 @@ def _error_text(error: BaseException, timeout: float) -> str:
     return scrub_secrets(f"{type(error).__name__}: {text}")
 
 
+def _unreachable(error: TransientError, count: int) -> str:
+    where = str(error.connection)
+    match = re.search(r"\w+://\S+", where)
+    address = match.group(0) if match else where
+    refused = "refused" in str(error).lower() or "errno 111" in str(error).lower()
+    what = "connection refused at" if refused else "cannot connect to"
+    return scrub_secrets(
+        f"{what} {address}: is the server running? "
+        f"(stopped after {count} consecutive connection failures; last: {error})"
+    )
+
+
 class CallPath:
     """Cache, limits, time-out and retries around one backend (lives inside one event loop)."""
 
@@ -83,6 +99,8 @@ class CallPath:
         self.rng = random.Random(options.seed)
         self.batch_size = max(1, int(getattr(backend, "batch_size", 1) or 1))
         self._pending_puts: list[tuple[str, Response]] = []
+        self._connection_failures = 0
+        self._tripped: ServerUnreachableError | None = None
 
     # cache -------------------------------------------------------------------------
     def key(self, operation: str, prompt: str, extra: Mapping[str, Any]) -> str:
@@ -90,10 +108,16 @@ class CallPath:
         return cache_key(self.identity, operation, prompt, extra)
 
     def lookup(self, keys: Sequence[str]) -> dict[str, Response]:
-        """Return the cached responses among ``keys`` (none with ``--refresh`` or no cache)."""
+        """Return the cached responses among ``keys`` (none with ``--refresh`` or no cache).
+
+        A cache that fails (damaged, unreadable) is reported once and dropped for the run."""
         if self.cache is None or self.options.refresh:
             return {}
-        return self.cache.get_many(keys)
+        try:
+            return self.cache.get_many(keys)
+        except (sqlite3.Error, OSError) as error:
+            self._drop_cache(error)
+            return {}
 
     def remember(self, key: str, response: Response) -> None:
         """Buffer a successful response for the cache (written in batches)."""
@@ -104,10 +128,30 @@ class CallPath:
             self.flush()
 
     def flush(self) -> None:
-        """Write the buffered responses to the cache."""
+        """Write the buffered responses to the cache (a failing cache is reported once and
+        dropped: the run goes on without it)."""
         if self.cache is not None and self._pending_puts:
             puts, self._pending_puts = self._pending_puts, []
-            self.cache.put_many(puts)
+            try:
+                self.cache.put_many(puts)
+            except (sqlite3.Error, OSError) as error:
+                self._drop_cache(error)
+
+    def close_cache(self) -> None:
+        """Flush and close the cache (never raises)."""
+        self.flush()
+        if self.cache is not None:
+            with contextlib.suppress(sqlite3.Error, OSError):
+                self.cache.close()
+
+    def _drop_cache(self, error: BaseException) -> None:
+        where = self.cache.path if self.cache is not None else "?"
+        warn(f"the response cache {where} failed ({error}); the run goes on without it")
+        if self.cache is not None:
+            with contextlib.suppress(sqlite3.Error, OSError):
+                self.cache.close()
+        self.cache = None
+        self._pending_puts = []
 
     # calls -------------------------------------------------------------------------
     async def send(self, requests: Sequence[Request], tokens: int) -> tuple[list[Response], int]:
@@ -144,9 +188,11 @@ class CallPath:
             async for attempt in retrying:
                 with attempt:
                     attempts += 1
+                    if self._tripped is not None:
+                        raise self._tripped
                     await self.limits.acquire(n, tokens)
                     async with self.semaphore:
-                        responses = await asyncio.wait_for(call(), timeout)
+                        responses = await self._guarded(call, timeout)
         except RelreasonError:
             raise
         except Exception as error:
@@ -158,6 +204,26 @@ class CallPath:
         if used > tokens:
             await self.limits.add_tokens(used - tokens)
         return responses, attempts
+
+    async def _guarded(
+        self, call: Callable[[], Any], timeout: float | None
+    ) -> list[Response]:
+        """One attempt; counts consecutive failures to connect (the circuit breaker)."""
+        if self._tripped is not None:
+            raise self._tripped
+        try:
+            responses: list[Response] = await asyncio.wait_for(call(), timeout)
+        except TransientError as error:
+            if error.connection is None:
+                self._connection_failures = 0
+                raise
+            self._connection_failures += 1
+            if self._connection_failures >= self.options.max_connection_failures:
+                self._tripped = ServerUnreachableError(_unreachable(error, self._connection_failures))
+                raise self._tripped from None
+            raise
+        self._connection_failures = 0
+        return responses
 
     def _before_sleep(self, state: RetryCallState) -> None:
         outcome = state.outcome

@@ -178,7 +178,13 @@ class ItemPath:
         batches = [work[i : i + size] for i in range(0, len(work), size)]
         shared = iter(batches)  # the workers take batches from one iterator, in order
         n_workers = min(len(batches), self.options.concurrency * (2 if size == 1 else 1))
-        await asyncio.gather(*(self._worker(shared) for _ in range(n_workers)))
+        workers = [asyncio.ensure_future(self._worker(shared)) for _ in range(n_workers)]
+        try:
+            await asyncio.gather(*workers)
+        finally:  # one worker's error (the circuit breaker) or a cancel stops them all
+            for worker in workers:
+                worker.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
 
     async def _worker(self, batches: Iterator[list[_Item]]) -> None:
         for batch in batches:

@@ -20,6 +20,9 @@ class RunOptions:
 
     ``request_timeout`` guards each API request (backends with ``batch_size == 1``); local
     batch backends get no outer time-out. ``seed`` seeds the retry jitter and is recorded.
+    ``max_connection_failures`` consecutive failures to connect at all stop the run (the
+    circuit breaker). ``limit`` keeps the first N items; ``sample`` a seeded sample of N
+    items stratified by the task's first label (relation, category); both make a partial run.
     """
 
     scoring: Literal["generate", "logprob"] = "generate"
@@ -38,6 +41,8 @@ class RunOptions:
     retry_initial_wait: float = 0.5
     retry_max_wait: float = 30.0
     second_stage_max_new_tokens: int = 32
+    max_connection_failures: int = 8
+    sample: int | None = None
 
     def validate(self) -> None:
         """Raise ``UsageError`` naming the first option with an impossible value."""
@@ -47,6 +52,8 @@ class RunOptions:
             ("max_retries", self.max_retries >= 0, "0 or more"),
             ("request_timeout", self.request_timeout > 0, "positive"),
             ("limit", self.limit is None or self.limit >= 0, "0 or more"),
+            ("sample", self.sample is None or self.sample >= 1, "at least 1"),
+            ("max_connection_failures", self.max_connection_failures >= 1, "at least 1"),
             ("requests_per_minute", _positive_or_none(self.requests_per_minute), "positive"),
             ("tokens_per_minute", _positive_or_none(self.tokens_per_minute), "positive"),
             ("params.max_new_tokens", self.params.max_new_tokens >= 1, "at least 1"),
@@ -111,6 +118,7 @@ FLAT_RUN_OPTIONS = (
     "use_cache",
     "refresh",
     "limit",
+    "sample",
     "show_progress",
 )
 """The run options by the one name each has on the command line, in sweep files and here."""

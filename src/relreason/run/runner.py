@@ -15,18 +15,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import shlex
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from relreason.errors import UsageError
+from relreason.errors import (
+    DataError,
+    InterruptedRunError,
+    RelreasonError,
+    ServerUnreachableError,
+    UsageError,
+)
 from relreason.files import atomic_write_json
 from relreason.models.base import ModelBackend
 from relreason.paths import CACHE_DIR_ENV, default_cache_path
 from relreason.records import (
     MANIFEST,
+    RECORDS,
     SUMMARY,
+    Manifest,
     RecordWriter,
     RunSummary,
     format_summary,
@@ -39,16 +48,53 @@ from relreason.run.cache import ResponseCache
 from relreason.run.calls import CallPath
 from relreason.run.cost import estimate_cost, load_prices
 from relreason.run.events import Event, ItemFinished
-from relreason.run.folder import check_capabilities, new_manifest, prepare_folder, run_config
+from relreason.run.folder import (
+    check_capabilities,
+    make_folder,
+    new_manifest,
+    prepare_folder,
+    run_config,
+)
 from relreason.run.items import ItemPath
+from relreason.run.lock import RunLock
+from relreason.run.loop import run_coroutine
 from relreason.run.options import RunOptions
 from relreason.run.progress import RunProgress
-from relreason.types import EvalItem
+from relreason.run.selection import select_items
+from relreason.run.warnings import warn
 from relreason.types import Task as EvalTask
 
 
-def _selected(task: EvalTask, options: RunOptions) -> tuple[EvalItem, ...]:
-    return task.items if options.limit is None else task.items[: options.limit]
+def resume_command(out_dir: Path, data_dir: Path | None = None) -> str:
+    """The exact command that continues the run in ``out_dir``."""
+    command = f"relreason run --resume {shlex.quote(str(out_dir))}"
+    if data_dir is not None:
+        command += f" --data-dir {shlex.quote(str(data_dir))}"
+    return command
+
+
+def _check_indices(records: Mapping[int, Any], task: EvalTask, out_dir: Path) -> None:
+    known = {item.index for item in task.items}
+    foreign = sorted(i for i in records if i not in known)
+    if foreign:
+        shown = ", ".join(str(i)[:20] for i in foreign[:5])
+        raise DataError(
+            str(out_dir / RECORDS),
+            f"{len(foreign)} record(s) have an index that is not in task {task.name} "
+            f"({shown}); the folder does not belong to this task",
+            field="index",
+        )
+
+
+def _open_cache(options: RunOptions) -> ResponseCache | None:
+    if not options.use_cache:
+        return None
+    path = options.cache_path or default_cache_path()
+    try:
+        return ResponseCache(path)
+    except UsageError as error:
+        warn(f"{error}; the run goes on without the cache")
+        return None
 
 
 async def arun_task(
@@ -61,13 +107,19 @@ async def arun_task(
     data_dir: Path | None = None,
     progress: RunProgress | None = None,
     prices_file: Path | None = None,
+    rerun_changed: bool = False,
 ) -> RunSummary:
     """Run ``task`` on ``backend`` into the run folder ``out_dir``; return its summary.
 
     An existing run folder of the same configuration is continued (finished items are kept,
-    failed and missing ones are redone). Raises ``UsageError`` for bad options, a scoring the
-    backend cannot do (before any folder is written), an unwritable or foreign folder, or a run
-    folder of another configuration; ``DataError`` for a corrupt one.
+    failed and missing ones are redone); one of another configuration (other items, reader,
+    model, servers, parameters) is refused naming what changed, or started again when
+    ``rerun_changed``. One process at a time may write a folder (``RunLock``). Raises
+    ``UsageError`` for bad options, a scoring the backend cannot do (before any folder is
+    written), an unwritable, locked or foreign folder, or a disk error while writing;
+    ``DataError`` for a corrupt one; ``ServerUnreachableError`` when the circuit breaker stops
+    the run; ``InterruptedRunError`` when it is cancelled (Ctrl-C, SIGTERM). In every case what
+    finished is kept and the manifest says how the run ended.
     """
     options.validate()
     check_capabilities(backend, options)
@@ -75,18 +127,34 @@ async def arun_task(
     model_options = dict(model_options or {})
     config = run_config(task, backend, options)
     fresh = new_manifest(task, backend, options, model_options, data_dir, config)
-    manifest = prepare_folder(out_dir, config, fresh)
-    selected = _selected(task, options)
+    make_folder(out_dir)
+    with RunLock(out_dir):
+        manifest = prepare_folder(out_dir, config, fresh, rerun_changed=rerun_changed)
+        return await _run_locked(
+            task, backend, out_dir, options, manifest, data_dir, progress, prices_file
+        )
+
+
+async def _run_locked(
+    task: EvalTask,
+    backend: ModelBackend,
+    out_dir: Path,
+    options: RunOptions,
+    manifest: Manifest,
+    data_dir: Path | None,
+    progress: RunProgress | None,
+    prices_file: Path | None,
+) -> RunSummary:
+    selected = select_items(task, options)
     manifest.begin_session(options.to_json(), len(selected))
     atomic_write_json(out_dir / MANIFEST, manifest.to_json())
     prices = load_prices(prices_file)
 
     records = load_records(out_dir, repair=True)
+    _check_indices(records, task, out_dir)
     done = {i for i, r in records.items() if r.get("status") != "failed"}
     todo = [item for item in selected if item.index not in done]
-    cache = None
-    if options.use_cache:
-        cache = ResponseCache(options.cache_path or default_cache_path())
+    cache = _open_cache(options)
     own_progress = progress is None
     display = progress or RunProgress(enabled=options.show_progress)
     finished = [records[i] for i in (it.index for it in selected) if i in done]
@@ -97,7 +165,10 @@ async def arun_task(
         correct=sum(bool(r.get("correct")) for r in finished),
     )
     started = time.monotonic()
-    writer = RecordWriter(out_dir)
+    try:
+        writer = RecordWriter(out_dir)
+    except OSError as error:
+        raise UsageError(f"cannot write {out_dir / RECORDS}: {error.strerror or error}") from None
 
     def emit(event: Event) -> None:
         if isinstance(event, ItemFinished):
@@ -105,38 +176,75 @@ async def arun_task(
 
     calls = CallPath(backend, options, cache, emit)
     items = ItemPath(task, options, calls, writer, records, emit)
+    stop: BaseException | None = None
     try:
         await items.run(todo)
+    except (asyncio.CancelledError, KeyboardInterrupt, ServerUnreachableError, OSError) as error:
+        stop = error
     finally:
-        writer.close()
-        with contextlib.suppress(Exception):
-            calls.flush()
-        if cache is not None:
-            cache.close()
+        with contextlib.suppress(OSError):
+            writer.close()
+        calls.close_cache()
         if own_progress:
             display.close()
 
-    write_sorted_records(out_dir, records.values(), items.lines)
-    selected_done = all(item.index in records for item in selected)
+    selected_records = [records[it.index] for it in selected if it.index in records]
+    selected_done = len(selected_records) == len(selected)
+    try:
+        write_sorted_records(out_dir, records.values(), items.lines)
+    except UsageError:  # no room for a sorted copy: the appended file is whole, keep it
+        pass
     summary = summarize(
-        records.values(),
+        selected_records,
         out_dir=out_dir,
         task=task.name,
         model=backend.spec,
         cost_usd=None,
-        complete=selected_done,
+        complete=selected_done and stop is None,
         elapsed_s=round(time.monotonic() - started, 3),
         group_by=task.group_by or None,
     )
+    summary.partial = len(selected) < len(task.items)
+    summary.n_task = len(task.items)
     summary.cost_usd = estimate_cost(
         backend.spec, summary.usage["prompt_tokens"], summary.usage["completion_tokens"], prices
     )
-    atomic_write_json(out_dir / SUMMARY, summary.to_json())
-    manifest.end_session(complete=selected_done, usage=summary.usage, cost_usd=summary.cost_usd)
-    atomic_write_json(out_dir / MANIFEST, manifest.to_json())
+    status: Any = None
+    if isinstance(stop, ServerUnreachableError):
+        status = "failed"
+    elif stop is not None:
+        status = "interrupted"
+    try:
+        atomic_write_json(out_dir / SUMMARY, summary.to_json())
+        manifest.end_session(
+            complete=selected_done and stop is None,
+            usage=summary.usage,
+            cost_usd=summary.cost_usd,
+            status=status,
+        )
+        atomic_write_json(out_dir / MANIFEST, manifest.to_json())
+    except UsageError as error:
+        if stop is None:
+            stop = OSError(str(error))
+    if stop is not None:
+        raise _stopped(stop, summary, out_dir, data_dir, len(selected))
     if options.show_progress and own_progress:
         print(format_summary(summary))
     return summary
+
+
+def _stopped(
+    stop: BaseException, summary: RunSummary, out_dir: Path, data_dir: Path | None, n: int
+) -> RelreasonError:
+    kept = f"{summary.answered} of {n} item(s) answered are kept in {out_dir}"
+    again = f"continue with: {resume_command(out_dir, data_dir)}"
+    if isinstance(stop, ServerUnreachableError):
+        return ServerUnreachableError(f"{stop}\n{kept}; {again}")
+    if isinstance(stop, OSError):
+        reason = stop.strerror or str(stop)
+        where = f" {stop.filename}" if stop.filename else ""
+        return UsageError(f"cannot write{where}: {reason}\n{kept}; free space, then {again}")
+    return InterruptedRunError(f"interrupted: {kept}\n{again}")
 
 
 def run_task(
@@ -149,6 +257,7 @@ def run_task(
     data_dir: Path | None = None,
     prices_file: Path | None = None,
     close_backend: bool = True,
+    rerun_changed: bool = False,
 ) -> RunSummary:
     """Synchronous :func:`arun_task` (starts its own event loop; not for use inside one).
 
@@ -167,12 +276,13 @@ def run_task(
                 model_options=model_options,
                 data_dir=data_dir,
                 prices_file=prices_file,
+                rerun_changed=rerun_changed,
             )
         finally:
             if close_backend:
                 await backend.aclose()
 
-    return asyncio.run(run())
+    return run_coroutine(run())
 
 
 def _override(options: RunOptions, override: Mapping[str, Any] | None) -> RunOptions:
@@ -197,6 +307,7 @@ async def aresume_run(
     task: EvalTask | None = None,
     backend: ModelBackend | None = None,
     progress: RunProgress | None = None,
+    rerun_changed: bool = False,
 ) -> RunSummary:
     """Continue the run in ``out_dir`` as its manifest describes; return its summary.
 
@@ -230,6 +341,7 @@ async def aresume_run(
             model_options=model_options,
             data_dir=data_dir,
             progress=progress,
+            rerun_changed=rerun_changed,
         )
     finally:
         if own_backend:
@@ -243,6 +355,7 @@ def resume_run(
     options_override: Mapping[str, Any] | None = None,
     task: EvalTask | None = None,
     backend: ModelBackend | None = None,
+    rerun_changed: bool = False,
 ) -> RunSummary:
     """Synchronous :func:`aresume_run`; returns the run's summary, raises as it does.
 
@@ -257,12 +370,13 @@ def resume_run(
                 options_override=options_override,
                 task=task,
                 backend=backend,
+                rerun_changed=rerun_changed,
             )
         finally:
             if backend is not None:
                 await backend.aclose()
 
-    return asyncio.run(run())
+    return run_coroutine(run())
 
 
 __all__ = [
