@@ -7,7 +7,9 @@ benchmark gets ``prompts NAME``, ``score NAME`` and ``run NAME`` with its own op
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,7 +22,7 @@ import relreason
 from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark, merged_options
 from relreason.cli.options import DataDir, LimitOpt, gather_options
-from relreason.errors import RelreasonError, UnreadableAnswersError
+from relreason.errors import InterruptedRunError, RelreasonError, UnreadableAnswersError
 from relreason.types import Task
 
 err = Console(stderr=True)
@@ -180,5 +182,25 @@ def main(argv: list[str] | None = None) -> None:
     try:
         build_app()(args=argv)
     except RelreasonError as error:
-        err.print(f"[red]error:[/] {escape(str(error))}", highlight=False)
-        raise SystemExit(error.exit_code) from None
+        _fail(str(error), error.exit_code, interrupted=isinstance(error, InterruptedRunError))
+    except KeyboardInterrupt:
+        _fail("interrupted", InterruptedRunError.exit_code, interrupted=True)
+    except OSError as error:  # a disk or permission error outside the run's own writes
+        where = f" {error.filename}" if error.filename else ""
+        _fail(f"cannot access{where}: {error.strerror or error}", 2, interrupted=False)
+    except RecursionError:
+        _fail("input nested too deeply to read", 2, interrupted=False)
+
+
+def _fail(message: str, code: int, *, interrupted: bool) -> None:
+    """Print one error line (secrets scrubbed) and exit with ``code``; after an interrupt,
+    threads still busy (a local model's batch) are abandoned rather than waited for."""
+    from relreason.redact import scrub_secrets
+
+    label = "[yellow]stopped:[/]" if interrupted else "[red]error:[/]"
+    err.print(f"{label} {escape(scrub_secrets(message))}", highlight=False, soft_wrap=True)
+    if interrupted and threading.active_count() > 1:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise SystemExit(code) from None

@@ -13,10 +13,10 @@ given the SDK module.
 from __future__ import annotations
 
 import asyncio
-import socket
 import email.utils
 import json
 import re
+import socket
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from types import ModuleType
@@ -202,7 +202,9 @@ def translate(
         cause = exc.__cause__ or exc
         return TransientError(
             scrub(f"{service}: connection failed: {type(cause).__name__}: {cause}", secrets),
-            connection=scrub(service, secrets) if _no_connection(cause) else None,
+            connection=scrub(_connection_text(service, exc), secrets)
+            if _no_connection(cause)
+            else None,
         )
     if isinstance(exc, (sdk.APIResponseValidationError, *_UNREADABLE)):
         return TransientError(
@@ -217,6 +219,20 @@ def _no_connection(cause: BaseException) -> bool:
     if isinstance(cause, ConnectionRefusedError | socket.gaierror):
         return True
     return type(cause).__name__ == "ConnectError"
+
+
+def _connection_text(service: str, exc: BaseException) -> str:
+    """``connection refused at URL`` (or ``cannot connect to URL``) for the circuit breaker."""
+    found = re.search(r"\w+://\S+", service)
+    address = found.group(0) if found else service
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            break
+        if isinstance(seen, ConnectionRefusedError) or "refused" in str(seen).lower():
+            return f"connection refused at {address}"
+        seen = seen.__cause__ or seen.__context__
+    return f"cannot connect to {address}"
 
 
 async def gather_guarded(

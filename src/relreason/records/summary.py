@@ -158,8 +158,7 @@ def _accuracy_text(summary: RunSummary) -> str:
     if not summary.n:
         return "accuracy n/a (no items)"
     return (
-        f"accuracy {summary.accuracy:.4f} "
-        f"({summary.correct}/{summary.n}{_interval_text(summary)})"
+        f"accuracy {summary.accuracy:.4f} ({summary.correct}/{summary.n}{_interval_text(summary)})"
     )
 
 

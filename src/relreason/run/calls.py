@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import re
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -68,13 +67,8 @@ def _error_text(error: BaseException, timeout: float) -> str:
 
 
 def _unreachable(error: TransientError, count: int) -> str:
-    where = str(error.connection)
-    match = re.search(r"\w+://\S+", where)
-    address = match.group(0) if match else where
-    refused = "refused" in str(error).lower() or "errno 111" in str(error).lower()
-    what = "connection refused at" if refused else "cannot connect to"
     return scrub_secrets(
-        f"{what} {address}: is the server running? "
+        f"{error.connection}: is the server running? "
         f"(stopped after {count} consecutive connection failures; last: {error})"
     )
 
@@ -205,9 +199,7 @@ class CallPath:
             await self.limits.add_tokens(used - tokens)
         return responses, attempts
 
-    async def _guarded(
-        self, call: Callable[[], Any], timeout: float | None
-    ) -> list[Response]:
+    async def _guarded(self, call: Callable[[], Any], timeout: float | None) -> list[Response]:
         """One attempt; counts consecutive failures to connect (the circuit breaker)."""
         if self._tripped is not None:
             raise self._tripped
@@ -219,7 +211,9 @@ class CallPath:
                 raise
             self._connection_failures += 1
             if self._connection_failures >= self.options.max_connection_failures:
-                self._tripped = ServerUnreachableError(_unreachable(error, self._connection_failures))
+                self._tripped = ServerUnreachableError(
+                    _unreachable(error, self._connection_failures)
+                )
                 raise self._tripped from None
             raise
         self._connection_failures = 0

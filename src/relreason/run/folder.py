@@ -132,8 +132,10 @@ def versions() -> dict[str, str | None]:
     """The versions of relreason, Python and the libraries that can change an answer."""
     from importlib.metadata import PackageNotFoundError, version
 
-    found: dict[str, str | None] = {"relreason": relreason.__version__,
-                                    "python": sys.version.split()[0]}
+    found: dict[str, str | None] = {
+        "relreason": relreason.__version__,
+        "python": sys.version.split()[0],
+    }
     for name in ("torch", "transformers", "openai", "anthropic", "llama-cpp-python"):
         try:
             found[name] = version(name)

@@ -63,13 +63,18 @@ def select_items(task: Task, options: RunOptions) -> tuple[EvalItem, ...]:
 
 def selection_text(task: Task, options: RunOptions) -> dict[str, Any]:
     """How the items were chosen, for the manifest and summary."""
-    return {"limit": options.limit, "sample": options.sample, "seed": options.seed,
-            "n_task": len(task.items)}
+    return {
+        "limit": options.limit,
+        "sample": options.sample,
+        "seed": options.seed,
+        "n_task": len(task.items),
+    }
 
 
 def _digest(payload: Any) -> str:
-    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
-                      default=str)
+    text = json.dumps(
+        payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
+    )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
