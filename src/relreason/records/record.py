@@ -39,6 +39,8 @@ RECORD_FIELDS = (
     "cached",
     "error",
     "labels",
+    "prompt",
+    "second_prompt",
 )
 VOLATILE_RECORD_FIELDS = ("latency_s", "attempts", "cached")
 """Record fields that legitimately differ between two runs of the same configuration."""
@@ -53,6 +55,8 @@ class Record:
     ``output``/``second_output``: the text of the first and (MCR zero-shot CoT) second request.
     ``choice_logprobs``: letter -> log-likelihood (log-prob scoring). ``top_logprobs``: the first
     generated token's alternatives. ``error``: the last error of a failed request.
+    ``prompt``/``second_prompt``: the exact text sent in the first and second request (None
+    for outputs scored with ``score``, which sent nothing).
     """
 
     index: int
@@ -75,6 +79,8 @@ class Record:
     cached: bool = False
     error: str | None = None
     labels: dict[str, Any] = field(default_factory=dict)
+    prompt: str | None = None
+    second_prompt: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Return the record as a JSON-ready dict, fields in :data:`RECORD_FIELDS` order."""
@@ -120,12 +126,14 @@ def make_record(
     attempts: int = 0,
     cached: bool = False,
     error: str | None = None,
+    prompts: Sequence[str | None] = (),
 ) -> dict[str, Any]:
     """Return the JSON-ready record of one item.
 
     ``extraction`` is the reading (None when the item failed: then ``error`` says why).
     ``responses`` are the first and optional second response (either may be None); ``scored``
-    is the one that was read (its choice and first-token log-probabilities are kept).
+    is the one that was read (its choice and first-token log-probabilities are kept);
+    ``prompts`` the texts sent in the first and second request.
     """
     first = responses[0] if responses else None
     second = responses[1] if len(responses) > 1 else None
@@ -162,5 +170,7 @@ def make_record(
         cached=cached and bool(present),
         error=(error or "no response") if failed else None,
         labels=json_labels(item.labels),
+        prompt=prompts[0] if prompts else None,
+        second_prompt=prompts[1] if len(prompts) > 1 else None,
     )
     return record.to_json()

@@ -33,6 +33,7 @@ class _Item:
     cached: bool = True
     error: str | None = None
     looked_up: bool = False  # stage 1 already missed the cache
+    second_prompt: str | None = None
 
 
 class ItemPath:
@@ -94,6 +95,9 @@ class ItemPath:
     async def _stage(self, work: list[_Item], stage: int) -> None:
         """Fill ``first`` (stage 1) or ``second`` (stage 2) of each item: cache, then backend."""
         prompts = [self._prompt(w, stage) for w in work]
+        if stage == 2:
+            for w, p in zip(work, prompts, strict=True):
+                w.second_prompt = p
         keys = [self._key(w.item, p, stage) for w, p in zip(work, prompts, strict=True)]
         fresh = [k for w, k in zip(work, keys, strict=True) if stage == 2 or not w.looked_up]
         hits = self.calls.lookup(fresh) if fresh else {}
@@ -147,6 +151,7 @@ class ItemPath:
             attempts=w.attempts,
             cached=w.cached,
             error=w.error,
+            prompts=(w.item.prompt, w.second_prompt),
         )
         self.records[w.item.index] = record
         self.lines[w.item.index] = self.writer.append(record)

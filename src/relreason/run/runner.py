@@ -190,10 +190,9 @@ async def _run_locked(
 
     selected_records = [records[it.index] for it in selected if it.index in records]
     selected_done = len(selected_records) == len(selected)
-    try:
+    # no room for a sorted copy: the appended file is whole, keep it as it is
+    with contextlib.suppress(UsageError):
         write_sorted_records(out_dir, records.values(), items.lines)
-    except UsageError:  # no room for a sorted copy: the appended file is whole, keep it
-        pass
     summary = summarize(
         selected_records,
         out_dir=out_dir,
