@@ -155,6 +155,7 @@ def _root(
 
 def build_app() -> typer.Typer:
     """Return the command line for the benchmarks registered now."""
+    from relreason.cli.cache_cmd import cache_app
     from relreason.cli.listing import list_command
     from relreason.cli.run import register_run_commands
 
@@ -173,6 +174,7 @@ def build_app() -> typer.Typer:
     app.add_typer(score_app, name="score")
     app.command("download")(download)
     app.command("list")(list_command)
+    app.add_typer(cache_app, name="cache")
     register_run_commands(app)
     return app
 

@@ -41,6 +41,7 @@ RECORD_FIELDS = (
     "labels",
     "prompt",
     "second_prompt",
+    "served_model",
 )
 VOLATILE_RECORD_FIELDS = ("latency_s", "attempts", "cached")
 """Record fields that legitimately differ between two runs of the same configuration."""
@@ -56,7 +57,8 @@ class Record:
     ``choice_logprobs``: letter -> log-likelihood (log-prob scoring). ``top_logprobs``: the first
     generated token's alternatives. ``error``: the last error of a failed request.
     ``prompt``/``second_prompt``: the exact text sent in the first and second request (None
-    for outputs scored with ``score``, which sent nothing).
+    for outputs scored with ``score``, which sent nothing). ``served_model``: the resolved
+    model and ``system_fingerprint`` the API reported.
     """
 
     index: int
@@ -81,6 +83,7 @@ class Record:
     labels: dict[str, Any] = field(default_factory=dict)
     prompt: str | None = None
     second_prompt: str | None = None
+    served_model: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Return the record as a JSON-ready dict, fields in :data:`RECORD_FIELDS` order."""
@@ -172,5 +175,6 @@ def make_record(
         labels=json_labels(item.labels),
         prompt=prompts[0] if prompts else None,
         second_prompt=prompts[1] if len(prompts) > 1 else None,
+        served_model=next((r.served_model for r in present if r.served_model), None),
     )
     return record.to_json()

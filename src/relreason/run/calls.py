@@ -95,6 +95,7 @@ class CallPath:
         self._pending_puts: list[tuple[str, Response]] = []
         self._connection_failures = 0
         self._tripped: ServerUnreachableError | None = None
+        self.served: str | None = None  # the model the API says answers (learnt as we go)
 
     # cache -------------------------------------------------------------------------
     def key(self, operation: str, prompt: str, extra: Mapping[str, Any]) -> str:
@@ -108,10 +109,13 @@ class CallPath:
         if self.cache is None or self.options.refresh:
             return {}
         try:
-            return self.cache.get_many(keys)
+            hits = self.cache.get_many(keys)
         except (sqlite3.Error, OSError) as error:
             self._drop_cache(error)
             return {}
+        if self.served is None:
+            return hits
+        return {k: r for k, r in hits.items() if r.served_model in (None, self.served)}
 
     def remember(self, key: str, response: Response) -> None:
         """Buffer a successful response for the cache (written in batches)."""
@@ -194,6 +198,8 @@ class CallPath:
         if len(responses) != n:
             message = f"backend returned {len(responses)} responses for {n} requests"
             raise CallFailed(message, attempts)
+        if self.served is None:
+            self.served = next((r.served_model for r in responses if r.served_model), None)
         used = sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in responses)
         if used > tokens:
             await self.limits.add_tokens(used - tokens)
