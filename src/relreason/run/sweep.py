@@ -366,8 +366,9 @@ def run_sweep(
     """Run every run of the sweep file that is not complete yet; return the results table.
 
     ``out`` overrides the file's ``out``. A finished cell whose items, model or options changed
-    is refused (``UsageError`` naming them) unless ``rerun_changed``: then it is run again. Raises ``DataError``/``UsageError`` for a bad sweep
-    file (before anything runs) and whatever a run raises.
+    is refused (``UsageError`` naming them) unless ``rerun_changed``: then it is run again.
+    Raises ``DataError``/``UsageError`` for a bad sweep file (before anything runs) and
+    whatever a run raises.
     """
     sweep = load_sweep(path)
     if out is not None:
