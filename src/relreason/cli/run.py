@@ -88,6 +88,14 @@ def _run_options(
     ] = None,
     max_retries: Annotated[int, typer.Option(min=0)] = 6,
     request_timeout: Annotated[float, typer.Option(min=0.1, help=OPTION_HELP["timeout"])] = 60.0,
+    max_wait: Annotated[
+        float,
+        typer.Option(min=0.1, help="Longest single wait in s (Retry-After, rate limits)."),
+    ] = 120.0,
+    max_answer_chars: Annotated[
+        int,
+        typer.Option(min=1, help="Longer answers are cut and their item recorded as failed."),
+    ] = 200_000,
     use_cache: Annotated[bool, typer.Option("--cache/--no-cache")] = True,
     refresh: Annotated[bool, typer.Option("--refresh")] = False,
     limit: LimitOpt = None,

@@ -85,26 +85,51 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
 
 def public_url(url: str) -> str:
     """Return ``url`` without user, password, query or fragment (safe to record and show)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:  # an IPv6 address keeps its brackets
+            host = f"[{host}]"
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+    except ValueError:
+        return "<malformed URL>"
     return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
 
 
-def check_base_url(url: str) -> str:
-    """Return ``url`` when it is an http(s) URL without user, password or query string.
+def _secret_looking(segment: str) -> bool:
+    """A path segment that looks like a key or token (never put one in a URL)."""
+    if re.search(r"(sk-|api[_-]?key|token|secret|password|bearer)", segment, re.IGNORECASE):
+        return True
+    long_token = len(segment) >= 24 and re.fullmatch(r"[A-Za-z0-9_]+", segment) is not None
+    return long_token and any(c.isdigit() for c in segment) and any(c.isalpha() for c in segment)
 
-    Raises ``UsageError`` otherwise (showing the URL without its credentials): HTTP libraries
-    log request URLs, so a secret inside one would leak; keys belong in the environment.
+
+def check_base_url(url: str) -> str:
+    """Return ``url`` when it is an http(s) URL without user, password, query string, fragment
+    or anything secret-looking in its path.
+
+    Raises ``UsageError`` otherwise (never showing the offending part): HTTP libraries log
+    request URLs, so a secret inside one would leak; keys belong in the environment. A bad
+    port or a malformed IPv6 address is a ``UsageError`` too.
     """
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a bad port)
+    except ValueError as error:
+        raise UsageError(f"base URL is not a valid URL ({error})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"base URL {public_url(url)!r} is not an http(s) URL")
     if parts.username or parts.password or parts.query:
         raise UsageError(
             f"base URL {public_url(url)!r} must not carry a user, password or query string; "
             "put the API key in the environment"
+        )
+    if parts.fragment or any(_secret_looking(s) for s in parts.path.split("/")):
+        shown = f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1]}/..."
+        raise UsageError(
+            f"base URL {shown!r} must not carry a fragment or anything that looks like a key "
+            "in its path (not shown); put the API key in the environment"
         )
     return url
 

@@ -21,6 +21,7 @@ from typing import IO, TYPE_CHECKING, Any
 from relreason.errors import DataError, UsageError
 from relreason.files import atomic_write_text
 from relreason.records.record import VOLATILE_RECORD_FIELDS
+from relreason.redact import scrub_secrets
 
 if TYPE_CHECKING:
     from relreason.records.manifest import Manifest
@@ -50,8 +51,9 @@ def git_commit(source: Path | None = None) -> str | None:
 
 
 def record_line(record: Mapping[str, Any]) -> str:
-    """Return one record as a JSON line (with the trailing newline)."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    """Return one record as a JSON line (with the trailing newline), secrets scrubbed (a
+    server may echo the API key inside an answer)."""
+    return scrub_secrets(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n"
 
 
 def comparable(record: Mapping[str, Any]) -> dict[str, Any]:

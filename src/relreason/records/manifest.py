@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from relreason.errors import DataError
 from relreason.records.record import FORMAT_VERSION
+from relreason.redact import scrub_json
 
 RunStatus = Literal["running", "complete", "interrupted", "failed"]
 
@@ -97,8 +98,9 @@ class Manifest(BaseModel):
         self.cost_usd = cost_usd
 
     def to_json(self) -> dict[str, Any]:
-        """Return the manifest as a JSON-ready dict."""
-        return self.model_dump(mode="json")
+        """Return the manifest as a JSON-ready dict (secrets scrubbed from every string)."""
+        data: dict[str, Any] = scrub_json(self.model_dump(mode="json"))
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], source: Path | str) -> Manifest:

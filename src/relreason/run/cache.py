@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason.errors import UsageError
+from relreason.redact import scrub_secrets
 from relreason.types import Response, Usage
 
 VOLATILE_DESCRIBE_FIELDS = frozenset({"batch_size", "concurrency", "timeout", "max_retries"})
@@ -146,7 +147,12 @@ class ResponseCache:
         One short transaction; ``INSERT OR REPLACE`` so a refresh overwrites.
         """
         rows = [
-            (key, json.dumps(response_to_json(r), ensure_ascii=False, separators=(",", ":")))
+            (
+                key,
+                scrub_secrets(
+                    json.dumps(response_to_json(r), ensure_ascii=False, separators=(",", ":"))
+                ),
+            )
             for key, r in entries
             if r.error is None
         ]

@@ -28,7 +28,6 @@ from relreason.run.warnings import warn
 from relreason.types import ChoiceRequest, GenerationRequest, Response
 
 _CACHE_FLUSH_EVERY = 256
-_MAX_RETRY_AFTER_S = 600.0
 
 Request = GenerationRequest | ChoiceRequest
 
@@ -37,18 +36,21 @@ class _RetryAfterOrBackoff(wait_base):
     """Wait the server's Retry-After (plus a little jitter) when given, else exponential
     backoff with jitter."""
 
-    def __init__(self, initial: float, maximum: float, rng: random.Random) -> None:
+    def __init__(
+        self, initial: float, maximum: float, rng: random.Random, cap: float = 120.0
+    ) -> None:
         self._backoff = wait_exponential(multiplier=initial, max=maximum) + wait_random(0, initial)
         self._rng = rng
+        self._cap = cap
 
     def __call__(self, retry_state: RetryCallState) -> float:
         outcome = retry_state.outcome
         error = outcome.exception() if outcome is not None else None
         retry_after = getattr(error, "retry_after", None)
         if isinstance(retry_after, int | float) and retry_after >= 0:
-            wait = min(float(retry_after), _MAX_RETRY_AFTER_S)
-            return wait + self._rng.uniform(0, 0.1 * wait + 0.01)
-        return float(self._backoff(retry_state))
+            wait = min(float(retry_after), self._cap)
+            return min(wait + self._rng.uniform(0, 0.1 * wait + 0.01), self._cap)
+        return min(float(self._backoff(retry_state)), self._cap)
 
 
 class CallFailed(Exception):
@@ -88,7 +90,9 @@ class CallPath:
         self.cache = cache
         self.emit = emit
         self.identity = stable_identity(backend.describe())
-        self.limits = RateLimits(options.requests_per_minute, options.tokens_per_minute)
+        self.limits = RateLimits(
+            options.requests_per_minute, options.tokens_per_minute, options.max_wait
+        )
         self.semaphore = asyncio.Semaphore(options.concurrency)
         self.rng = random.Random(options.seed)
         self.batch_size = max(1, int(getattr(backend, "batch_size", 1) or 1))
@@ -176,7 +180,10 @@ class CallPath:
             retry=retry_if_exception_type((TransientError, TimeoutError)),
             stop=stop_after_attempt(self.options.max_retries + 1),
             wait=_RetryAfterOrBackoff(
-                self.options.retry_initial_wait, self.options.retry_max_wait, self.rng
+                self.options.retry_initial_wait,
+                self.options.retry_max_wait,
+                self.rng,
+                self.options.max_wait,
             ),
             before_sleep=self._before_sleep,
             reraise=True,
@@ -201,9 +208,21 @@ class CallPath:
         if self.served is None:
             self.served = next((r.served_model for r in responses if r.served_model), None)
         used = sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in responses)
-        if used > tokens:
+        if used > tokens:  # charged at most one minute's budget (a server may report nonsense)
             await self.limits.add_tokens(used - tokens)
-        return responses, attempts
+        return [self._capped(r) for r in responses], attempts
+
+    def _capped(self, response: Response) -> Response:
+        """An answer over ``max_answer_chars`` becomes a failure saying so (never cached)."""
+        cap = self.options.max_answer_chars
+        if response.text is None or len(response.text) <= cap:
+            return response
+        return Response(
+            usage=response.usage,
+            latency_s=response.latency_s,
+            error=f"answer of {len(response.text)} characters is over the cap of {cap} "
+            "(--max-answer-chars); not recorded",
+        )
 
     async def _guarded(self, call: Callable[[], Any], timeout: float | None) -> list[Response]:
         """One attempt; counts consecutive failures to connect (the circuit breaker)."""
@@ -230,4 +249,7 @@ class CallPath:
         error = outcome.exception() if outcome is not None else None
         wait = state.next_action.sleep if state.next_action is not None else 0.0
         reason = "" if error is None else _error_text(error, self.options.request_timeout)
+        asked = getattr(error, "retry_after", None)
+        if isinstance(asked, int | float) and asked > self.options.max_wait:
+            reason += f" (Retry-After {asked:g} s capped at {self.options.max_wait:g} s)"
         self.emit(Retrying(attempt=state.attempt_number, wait_s=float(wait), reason=reason))

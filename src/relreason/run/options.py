@@ -23,6 +23,9 @@ class RunOptions:
     ``max_connection_failures`` consecutive failures to connect at all stop the run (the
     circuit breaker). ``limit`` keeps the first N items; ``sample`` a seeded sample of N
     items stratified by the task's first label (relation, category); both make a partial run.
+    ``max_wait`` caps every single wait (a server's Retry-After, a rate limit); limits that
+    would need longer waits are refused at start. An answer longer than ``max_answer_chars``
+    is cut and its item recorded as failed, saying so.
     """
 
     scoring: Literal["generate", "logprob"] = "generate"
@@ -43,6 +46,8 @@ class RunOptions:
     second_stage_max_new_tokens: int = 32
     max_connection_failures: int = 8
     sample: int | None = None
+    max_wait: float = 120.0
+    max_answer_chars: int = 200_000
 
     def validate(self) -> None:
         """Raise ``UsageError`` naming the first option with an impossible value."""
@@ -54,6 +59,14 @@ class RunOptions:
             ("limit", self.limit is None or self.limit >= 0, "0 or more"),
             ("sample", self.sample is None or self.sample >= 1, "at least 1"),
             ("max_connection_failures", self.max_connection_failures >= 1, "at least 1"),
+            ("max_wait", self.max_wait > 0 and not math.isinf(self.max_wait), "positive"),
+            ("max_answer_chars", self.max_answer_chars >= 1, "at least 1"),
+            (
+                "requests_per_minute",
+                _fits(self.requests_per_minute, self.max_wait),
+                f"at least {60 / max(self.max_wait, 1e-9):g} (one request per max_wait "
+                f"of {self.max_wait:g} s)",
+            ),
             ("requests_per_minute", _positive_or_none(self.requests_per_minute), "positive"),
             ("tokens_per_minute", _positive_or_none(self.tokens_per_minute), "positive"),
             ("params.max_new_tokens", self.params.max_new_tokens >= 1, "at least 1"),
@@ -100,6 +113,14 @@ def with_task_length(options: RunOptions, task: Task) -> RunOptions:
     return dataclasses.replace(options, params=params)
 
 
+def _fits(per_minute: float | None, max_wait: float) -> bool:
+    """Whether one request fits in ``max_wait`` at ``per_minute`` (a bad rate is refused by
+    its own check)."""
+    if per_minute is None or not per_minute > 0 or not max_wait > 0:
+        return True
+    return 60 / per_minute <= max_wait
+
+
 def _positive_or_none(value: float | None) -> bool:
     return value is None or (value > 0 and not math.isinf(value))
 
@@ -120,6 +141,8 @@ FLAT_RUN_OPTIONS = (
     "limit",
     "sample",
     "show_progress",
+    "max_wait",
+    "max_answer_chars",
 )
 """The run options by the one name each has on the command line, in sweep files and here."""
 

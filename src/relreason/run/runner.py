@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import math
 import shlex
 import time
 from collections.abc import Mapping
@@ -86,6 +87,21 @@ def _check_indices(records: Mapping[int, Any], task: EvalTask, out_dir: Path) ->
         )
 
 
+def check_limits(task: EvalTask, options: RunOptions) -> None:
+    """Refuse a token limit under which the largest prompt could not be sent within
+    ``max_wait`` (``UsageError`` before any folder is written)."""
+    tpm = options.tokens_per_minute
+    if tpm is None or not task.items:
+        return
+    largest = max(math.ceil(len(item.prompt) / 4) for item in task.items)
+    if largest / tpm * 60 > options.max_wait:
+        raise UsageError(
+            f"--tpm {tpm:g} is too low: the largest prompt (~{largest} tokens) would wait "
+            f"{largest / tpm * 60:.0f} s, over the {options.max_wait:g} s cap (--max-wait); "
+            f"use at least --tpm {math.ceil(largest * 60 / options.max_wait)}"
+        )
+
+
 def _open_cache(options: RunOptions) -> ResponseCache | None:
     if not options.use_cache:
         return None
@@ -123,6 +139,7 @@ async def arun_task(
     """
     options.validate()
     check_capabilities(backend, options)
+    check_limits(task, options)
     out_dir = Path(out_dir)
     model_options = dict(model_options or {})
     config = run_config(task, backend, options)

@@ -100,6 +100,8 @@ class SweepOptions(BaseModel):
     use_cache: bool = True
     limit: int | None = Field(default=None, ge=0)
     sample: int | None = Field(default=None, ge=1)
+    max_wait: float = Field(default=120.0, gt=0)
+    max_answer_chars: int = Field(default=200_000, ge=1)
 
     def run_options(self, show_progress: bool, task: Task | None = None) -> RunOptions:
         """Return the :class:`RunOptions` these options stand for (the task's own generation
