@@ -68,7 +68,7 @@ def test_absurd_reported_usage_cannot_stall_a_token_limit(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("tpm", [1e-7, 1.0])
 def test_an_impossible_token_limit_is_refused_at_start(tmp_path: Path, tpm: float) -> None:
-    with pytest.raises(UsageError, match="--tpm .* is too low"):
+    with pytest.raises(UsageError, match=r"--tpm .* is too low"):
         run_task(toy_task(3), BaselineBackend("first"), tmp_path / "r", fast(tokens_per_minute=tpm))
     assert not (tmp_path / "r").exists()
 
