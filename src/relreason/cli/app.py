@@ -12,7 +12,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -184,17 +184,17 @@ def main(argv: list[str] | None = None) -> None:
     try:
         build_app()(args=argv)
     except RelreasonError as error:
-        _fail(str(error), error.exit_code, interrupted=isinstance(error, InterruptedRunError))
+        fail(str(error), error.exit_code, interrupted=isinstance(error, InterruptedRunError))
     except KeyboardInterrupt:
-        _fail("interrupted", InterruptedRunError.exit_code, interrupted=True)
+        fail("interrupted", InterruptedRunError.exit_code, interrupted=True)
     except OSError as error:  # a disk or permission error outside the run's own writes
         where = f" {error.filename}" if error.filename else ""
-        _fail(f"cannot access{where}: {error.strerror or error}", 2, interrupted=False)
+        fail(f"cannot access{where}: {error.strerror or error}", 2, interrupted=False)
     except RecursionError:
-        _fail("input nested too deeply to read", 2, interrupted=False)
+        fail("input nested too deeply to read", 2, interrupted=False)
 
 
-def _fail(message: str, code: int, *, interrupted: bool) -> None:
+def fail(message: str, code: int, *, interrupted: bool) -> NoReturn:
     """Print one error line (secrets scrubbed) and exit with ``code``; after an interrupt,
     threads still busy (a local model's batch) are abandoned rather than waited for."""
     from relreason.redact import scrub_secrets
