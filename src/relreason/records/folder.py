@@ -77,7 +77,7 @@ def read_manifest(path: Path) -> dict[str, Any]:
         raise UsageError(f"{path} is not a run folder (no {MANIFEST})")
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, ValueError, RecursionError) as error:
         raise DataError(str(file), f"unreadable manifest ({error})") from None
     if not isinstance(data, dict):
         raise DataError(str(file), "expected a JSON object")
@@ -118,7 +118,7 @@ def load_records(path: Path, *, repair: bool = False) -> dict[int, dict[str, Any
         try:
             record = json.loads(line)
             index = record["index"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             message = "not a JSON record with an index"
             raise DataError(str(file), message, item=f"line {number}") from None
         if not isinstance(index, int) or isinstance(index, bool):
@@ -133,7 +133,7 @@ def load_records(path: Path, *, repair: bool = False) -> dict[int, dict[str, Any
 def _parses(line: bytes) -> bool:
     try:
         json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return True
 

@@ -97,9 +97,9 @@ class RunOptions:
             if known.get("cache_path") is not None:
                 known["cache_path"] = Path(known["cache_path"])
             options = cls(params=GenerationParams(**params), **known)
-        except TypeError as error:
+            options.validate()
+        except (TypeError, ValueError) as error:
             raise UsageError(f"bad run options: {error}") from None
-        options.validate()
         return options
 
 

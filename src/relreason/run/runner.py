@@ -335,7 +335,10 @@ async def aresume_run(
     out_dir = Path(out_dir)
     manifest = load_manifest(out_dir)
     spec = manifest.spec
-    model_options = dict(manifest.model.get("options") or {})
+    raw_options = manifest.model.get("options") or {}
+    if not isinstance(raw_options, Mapping):
+        raise DataError(str(out_dir / MANIFEST), "expected a mapping", field="model.options")
+    model_options = dict(raw_options)
     description = manifest.description
     options = RunOptions.from_json(manifest.options)
     options = _override(options, options_override)
