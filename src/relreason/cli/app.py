@@ -105,6 +105,7 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
         complete=len(records) == len(task.items),
         group_by=task.group_by or None,
     )
+    summary.out_is_file = True
     typer.echo(format_summary(summary))
     unreadable = [r for r in records if r["status"] == "unparseable"]
     if strict and unreadable:

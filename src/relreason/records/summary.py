@@ -44,6 +44,7 @@ class RunSummary:
     most_common_error_count: int = 0
     partial: bool = False
     n_task: int | None = None
+    out_is_file: bool = False
 
     @property
     def failed(self) -> int:
@@ -185,7 +186,8 @@ def format_summary(summary: RunSummary, *, max_label_values: int = 12) -> str:
     ]
     for name, values in summary.by_label.items():
         if len(values) > max_label_values:
-            lines.append(f"  by {name}: {len(values)} values (see summary.json)")
+            where = "the records" if summary.out_is_file else "summary.json"
+            lines.append(f"  by {name}: {len(values)} values (see {where})")
             continue
         cells = ", ".join(f"{v} {c['accuracy']:.3f} (n={int(c['n'])})" for v, c in values.items())
         lines.append(f"  by {name}: {cells}")
@@ -194,5 +196,5 @@ def format_summary(summary: RunSummary, *, max_label_values: int = 12) -> str:
             f"  {summary.failed} item(s) failed; most common error "
             f"({summary.most_common_error_count}x): {summary.most_common_error}"
         )
-    lines.append(f"  folder: {summary.out_dir}")
+    lines.append(f"  {'file' if summary.out_is_file else 'folder'}: {summary.out_dir}")
     return "\n".join(lines)
