@@ -71,13 +71,14 @@ class Manifest(BaseModel):
         """The model spec the run used."""
         return str(self.model.get("spec"))
 
-    def begin_session(self, options: Mapping[str, Any], n_items: int) -> None:
-        """Mark the run as running again with ``options`` (a new session starts now)."""
+    def begin_session(self, options: Mapping[str, Any], n_items: int, **details: Any) -> None:
+        """Mark the run as running again with ``options`` (a new session starts now; its
+        ``details``, such as the command line and versions, are kept with it)."""
         self.options = dict(options)
         self.n_items = n_items
         self.status = "running"
         self.format_version = FORMAT_VERSION
-        self.sessions.append(Session(started_at=utc_now()))
+        self.sessions.append(Session(started_at=utc_now(), **details))
 
     def end_session(
         self,

@@ -128,6 +128,7 @@ def new_manifest(
     )
 
 
+@cache
 def versions() -> dict[str, str | None]:
     """The versions of relreason, Python and the libraries that can change an answer."""
     from importlib.metadata import PackageNotFoundError, version

@@ -16,7 +16,9 @@ import asyncio
 import contextlib
 import dataclasses
 import math
+import os
 import shlex
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -45,6 +47,7 @@ from relreason.records import (
     summarize,
     write_sorted_records,
 )
+from relreason.redact import scrub_secrets
 from relreason.run.cache import ResponseCache
 from relreason.run.calls import CallPath
 from relreason.run.cost import estimate_cost, load_prices
@@ -55,6 +58,7 @@ from relreason.run.folder import (
     new_manifest,
     prepare_folder,
     run_config,
+    versions,
 )
 from relreason.run.items import ItemPath
 from relreason.run.lock import RunLock
@@ -163,7 +167,13 @@ async def _run_locked(
     prices_file: Path | None,
 ) -> RunSummary:
     selected = select_items(task, options)
-    manifest.begin_session(options.to_json(), len(selected))
+    manifest.begin_session(
+        options.to_json(),
+        len(selected),
+        command=[scrub_secrets(a) for a in sys.argv],
+        versions=versions(),
+        pid=os.getpid(),
+    )
     atomic_write_json(out_dir / MANIFEST, manifest.to_json())
     prices = load_prices(prices_file)
 
