@@ -65,6 +65,9 @@ class Manifest(BaseModel):
         default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0}
     )
     cost_usd: float | None = None
+    selection: dict[str, Any] | None = None
+    command: list[str] | None = None
+    versions: dict[str, str | None] | None = None
 
     @property
     def spec(self) -> str:
