@@ -103,3 +103,13 @@ def test_nothing_answered_never_prints_zero_accuracy() -> None:
         summarize([], out_dir=Path("x"), task="t", model="m", cost_usd=None, complete=True)
     )
     assert "0.0000" not in empty
+
+
+def test_resume_of_a_no_progress_run_prints_its_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    code, _, err = run_cli(tiny_args(out, 6, "--model", "oracle", "--limit", "2"), capsys)
+    assert code == 0 and f"run folder: {out}" in err
+    code, stdout, err = run_cli(["run", "--resume", str(out)], capsys)
+    assert code == 0 and "accuracy 1.0000 (2/2" in stdout and f"run folder: {out}" in err
