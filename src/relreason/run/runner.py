@@ -167,6 +167,9 @@ async def _run_locked(
     prices_file: Path | None,
 ) -> RunSummary:
     selected = select_items(task, options)
+    prices = load_prices(prices_file)
+    records = load_records(out_dir, repair=True)  # a damaged folder is refused untouched
+    _check_indices(records, task, out_dir)
     manifest.begin_session(
         options.to_json(),
         len(selected),
@@ -175,10 +178,6 @@ async def _run_locked(
         pid=os.getpid(),
     )
     atomic_write_json(out_dir / MANIFEST, manifest.to_json())
-    prices = load_prices(prices_file)
-
-    records = load_records(out_dir, repair=True)
-    _check_indices(records, task, out_dir)
     done = {i for i, r in records.items() if r.get("status") != "failed"}
     todo = [item for item in selected if item.index not in done]
     cache = _open_cache(options)
