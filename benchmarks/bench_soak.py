@@ -189,7 +189,13 @@ class Soak:
         for number in range(rounds):
             out = self.work / f"signal-{number}"
             child = self.spawn(server.url, out, "run")
-            time.sleep(self.rng.uniform(1.0, 3.0))
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and child.poll() is None:
+                records = out / "records.jsonl"  # signal a run that is under way
+                if records.exists() and records.read_bytes().count(b"\n") >= 5:
+                    break
+                time.sleep(0.05)
+            time.sleep(self.rng.uniform(0.0, 1.5))
             sig = signal.SIGINT if number % 2 else signal.SIGTERM
             sent = time.monotonic()
             child.send_signal(sig)
@@ -197,7 +203,11 @@ class Soak:
             self.outputs += [out_text, err]
             took = time.monotonic() - sent
             self.figures["signals sent"] += 1
-            manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+            try:
+                manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+            except (OSError, ValueError) as error:
+                self.notes.append(f"{out.name}: no manifest after the signal ({error})")
+                manifest = {}
             clean = (
                 child.returncode == 130
                 and manifest.get("status") == "interrupted"
