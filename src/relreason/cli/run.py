@@ -179,7 +179,7 @@ def _finish(
     if not printed:
         typer.echo(str(summary))
     if summary.failed:
-        from relreason.run.runner import resume_command
+        from relreason.run.stops import resume_command
 
         raise ItemsFailedError(
             f"{summary.failed} of {summary.n} item(s) failed; most common error "

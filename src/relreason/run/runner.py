@@ -15,9 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import math
 import os
-import shlex
 import sys
 import time
 from collections.abc import Mapping
@@ -26,8 +24,6 @@ from typing import Any
 
 from relreason.errors import (
     DataError,
-    InterruptedRunError,
-    RelreasonError,
     ServerUnreachableError,
     UsageError,
 )
@@ -66,44 +62,9 @@ from relreason.run.loop import run_coroutine
 from relreason.run.options import RunOptions
 from relreason.run.progress import RunProgress
 from relreason.run.selection import select_items
+from relreason.run.stops import check_indices, check_limits, resume_command, stopped_error
 from relreason.run.warnings import warn
 from relreason.types import Task as EvalTask
-
-
-def resume_command(out_dir: Path, data_dir: Path | None = None) -> str:
-    """The exact command that continues the run in ``out_dir``."""
-    command = f"relreason run --resume {shlex.quote(str(out_dir))}"
-    if data_dir is not None:
-        command += f" --data-dir {shlex.quote(str(data_dir))}"
-    return command
-
-
-def _check_indices(records: Mapping[int, Any], task: EvalTask, out_dir: Path) -> None:
-    known = {item.index for item in task.items}
-    foreign = sorted(i for i in records if i not in known)
-    if foreign:
-        shown = ", ".join(str(i)[:20] for i in foreign[:5])
-        raise DataError(
-            str(out_dir / RECORDS),
-            f"{len(foreign)} record(s) have an index that is not in task {task.name} "
-            f"({shown}); the folder does not belong to this task",
-            field="index",
-        )
-
-
-def check_limits(task: EvalTask, options: RunOptions) -> None:
-    """Refuse a token limit under which the largest prompt could not be sent within
-    ``max_wait`` (``UsageError`` before any folder is written)."""
-    tpm = options.tokens_per_minute
-    if tpm is None or not task.items:
-        return
-    largest = max(math.ceil(len(item.prompt) / 4) for item in task.items)
-    if largest / tpm * 60 > options.max_wait:
-        raise UsageError(
-            f"--tpm {tpm:g} is too low: the largest prompt (~{largest} tokens) would wait "
-            f"{largest / tpm * 60:.0f} s, over the {options.max_wait:g} s cap (--max-wait); "
-            f"use at least --tpm {math.ceil(largest * 60 / options.max_wait)}"
-        )
 
 
 def _open_cache(options: RunOptions) -> ResponseCache | None:
@@ -169,7 +130,7 @@ async def _run_locked(
     selected = select_items(task, options)
     prices = load_prices(prices_file)
     records = load_records(out_dir, repair=True)  # a damaged folder is refused untouched
-    _check_indices(records, task, out_dir)
+    check_indices(records, task, out_dir)
     manifest.begin_session(
         options.to_json(),
         len(selected),
@@ -252,24 +213,10 @@ async def _run_locked(
         if stop is None:
             stop = OSError(str(error))
     if stop is not None:
-        raise _stopped(stop, summary, out_dir, data_dir, len(selected))
+        raise stopped_error(stop, summary, out_dir, data_dir, len(selected))
     if options.show_progress and own_progress:
         print(format_summary(summary))
     return summary
-
-
-def _stopped(
-    stop: BaseException, summary: RunSummary, out_dir: Path, data_dir: Path | None, n: int
-) -> RelreasonError:
-    kept = f"{summary.answered} of {n} item(s) answered are kept in {out_dir}"
-    again = f"continue with: {resume_command(out_dir, data_dir)}"
-    if isinstance(stop, ServerUnreachableError):
-        return ServerUnreachableError(f"{stop}\n{kept}; {again}")
-    if isinstance(stop, OSError):
-        reason = stop.strerror or str(stop)
-        where = f" {stop.filename}" if stop.filename else ""
-        return UsageError(f"cannot write{where}: {reason}\n{kept}; free space, then {again}")
-    return InterruptedRunError(f"interrupted: {kept}\n{again}")
 
 
 def run_task(
@@ -413,6 +360,7 @@ __all__ = [
     "aresume_run",
     "arun_task",
     "default_cache_path",
+    "resume_command",
     "resume_run",
     "run_config",
     "run_task",
