@@ -53,7 +53,12 @@ def run_config(task: EvalTask, backend: ModelBackend, options: RunOptions) -> di
         "items": items_fingerprint(task.items),
         "reader": reader_name(task),
         "model": backend.spec,
-        "backend": stable_identity(description),
+        # servers apart, so folders of relreason 0.1 (which left them out) still compare equal
+        "backend": {
+            k: v
+            for k, v in stable_identity(description).items()
+            if k not in ("base_url", "base_urls")
+        },
         "servers": servers_of(description),
         "scoring": options.scoring,
         "params": options.to_json()["params"],
