@@ -150,7 +150,8 @@ class Soak:
         mode = "resume" if (out / "manifest.json").is_file() else "run"
         code = self.finish(self.spawn(server.url, out, mode))
         if code != 0:
-            self.notes.append(f"{name}: final resume exited {code}")
+            said = self.outputs[-1].strip().splitlines()[-1:] if self.outputs else []
+            self.notes.append(f"{name}: final resume exited {code}: {said}")
         resent += self.resent_after(server, out)
         return out, resent
 
