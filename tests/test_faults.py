@@ -85,7 +85,8 @@ def test_retries_exhausted_on_a_broken_server_are_recorded_then_redone(tmp_path:
         assert set(server.counts.values()) == {2}  # one try and one retry per item
     assert summary.failed == 8 and summary.n == 8
     assert all("503" in r["error"] for r in load_records(out).values())
-    with FaultServer(fault_rate=0.0) as server:
+    port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+    with FaultServer(fault_rate=0.0, port=port) as server:  # the same server, mended
         backend = OpenAIBackend("fault-model", base_urls=[server.url], timeout=CLIENT_TIMEOUT)
         summary = run_task(toy_task(8), backend, out, fault_options())
     assert summary.failed == 0 and len(load_records(out)) == 8

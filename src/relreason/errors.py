@@ -50,3 +50,30 @@ class UnreadableAnswersError(RelreasonError):
     """Strict scoring met outputs it could not read (exit code 1); they are listed for a person."""
 
     exit_code = 1
+
+
+class ItemsFailedError(RelreasonError):
+    """A run ended with items whose requests failed for good (exit code 3); what finished is
+    kept, and a rerun or ``--resume`` redoes only the failed items."""
+
+    exit_code = 3
+
+
+class ServerUnreachableError(ItemsFailedError):
+    """The circuit breaker: several consecutive connection failures stopped the run (exit 3)."""
+
+
+class InterruptedRunError(RelreasonError):
+    """The run was stopped by Ctrl-C or SIGTERM (exit code 130); its folder can be resumed."""
+
+    exit_code = 130
+
+
+EXIT_CODES = {
+    0: "every item was answered (read as correct, wrong, unparseable or no answer)",
+    1: "strict mode: some answers could not be read",
+    2: "bad input: options, files, run folder, data; or a disk/permission error",
+    3: "the run ended with items that failed (or the server could not be reached)",
+    130: "interrupted (Ctrl-C or SIGTERM); the folder can be resumed",
+}
+"""The command line's exit codes (documented in the README)."""

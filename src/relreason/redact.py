@@ -1,4 +1,9 @@
-"""Secrets never written: the one place that scrubs API keys from text and option mappings."""
+"""Secrets never written: the one place that scrubs API keys from text and option mappings.
+
+Every writer of text that may hold model output or an error passes it through here: record
+lines (``records.folder.record_line``), cached responses (``run.cache``), the manifest
+(``records.manifest``), warnings and error messages (``cli.app``, ``run.warnings``).
+"""
 
 from __future__ import annotations
 
@@ -19,6 +24,18 @@ def scrub_secrets(text: str) -> str:
         if _SECRET_NAME.search(name) and len(value) >= 6 and value in text:
             text = text.replace(value, "***")
     return _SECRET_SHAPE.sub("***", text)
+
+
+def scrub_json(value: Any) -> Any:
+    """Return ``value`` (JSON-ready data) with :func:`scrub_secrets` applied to every string in
+    it, keys included."""
+    if isinstance(value, str):
+        return scrub_secrets(value)
+    if isinstance(value, dict):
+        return {scrub_json(k): scrub_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub_json(v) for v in value]
+    return value
 
 
 def strip_secret_options(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -88,6 +88,8 @@ class Response:
     first generated tokens, a mapping token -> log-probability of the top alternatives.
     ``choice_logprobs``: letter -> log-likelihood of that continuation (choice scoring).
     ``error``: set when the request failed for good; then the other fields are empty.
+    ``served_model``: what the API says answered (its resolved model name and
+    ``system_fingerprint``, when it reports them), kept in the cache and the record.
     """
 
     text: str | None = None
@@ -96,6 +98,7 @@ class Response:
     usage: Usage = Usage()
     latency_s: float = 0.0
     error: str | None = None
+    served_model: str | None = None
 
 
 @dataclass(frozen=True)

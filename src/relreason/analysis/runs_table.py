@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason import benchmarks
+from relreason.errors import DataError
 from relreason.records import read_manifest
 
 
@@ -22,8 +23,7 @@ def collect(out: Path) -> list[dict[str, Any]]:
         folder = manifest_path.parent
         manifest = read_manifest(folder)
         description = manifest.get("description") or {}
-        summary_path = folder / "summary.json"
-        summary = json.loads(summary_path.read_text("utf-8")) if summary_path.is_file() else {}
+        summary = _summary(folder / "summary.json")
         name = description.get("benchmark", manifest.get("benchmark"))
         task, setting = _cell(str(name), description)
         rows.append(
@@ -33,15 +33,44 @@ def collect(out: Path) -> list[dict[str, Any]]:
                 "task": task,
                 "setting": setting,
                 "subset": bool(description.get("subset", False)),
-                "accuracy": summary.get("accuracy"),
+                "accuracy": None if summary.get("answered") == 0 else summary.get("accuracy"),
                 "n": summary.get("n", 0),
                 "failed": summary.get("failed", 0),
                 "complete": manifest.get("status") == "complete",
+                "partial": bool(summary.get("partial", False)),
+                "note": _note(manifest, summary),
                 "folder": str(folder),
                 **_permutation_columns(description, summary),
             }
         )
     return rows
+
+
+def _summary(path: Path) -> dict[str, Any]:
+    """A run's summary.json (empty when absent); ``DataError`` naming it when unreadable."""
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise DataError(
+            str(path), f"unreadable summary ({error}); rerun or resume the run to write it again"
+        ) from None
+    if not isinstance(data, dict):
+        raise DataError(str(path), "expected a JSON object")
+    return data
+
+
+def _note(manifest: Mapping[str, Any], summary: Mapping[str, Any]) -> str | None:
+    """``partial (N of M items)``, ``incomplete``, ``nothing answered``, or None."""
+    notes = []
+    if summary.get("partial"):
+        notes.append(f"partial ({summary.get('n', '?')} of {summary.get('n_task', '?')} items)")
+    if manifest.get("status") != "complete":
+        notes.append(str(manifest.get("status") or "incomplete"))
+    if summary.get("answered") == 0 and summary.get("n"):
+        notes.append("nothing answered")
+    return "; ".join(notes) or None
 
 
 def _permutation_columns(
@@ -64,6 +93,8 @@ def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
     columns = ["model", "benchmark", "task", "setting", "accuracy", "n", "failed", "paper"]
     if any("paper_model" in row for row in rows):
         columns += ["paper_model", "delta"]
+    if any(row.get("note") for row in rows):
+        columns.append("note")
     if any("permute" in row for row in rows):
         columns += ["permute", "consistency", "all_orders", "top_position"]
     cells = [[_fmt(row.get(c)) for c in columns] for row in rows]

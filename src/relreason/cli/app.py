@@ -7,10 +7,12 @@ benchmark gets ``prompts NAME``, ``score NAME`` and ``run NAME`` with its own op
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -25,7 +27,7 @@ from relreason.cli.helptext import (
     show_help_without_command,
 )
 from relreason.cli.options import DataDir, LimitOpt, PermuteOpt, gather_options
-from relreason.errors import RelreasonError, UnreadableAnswersError
+from relreason.errors import InterruptedRunError, RelreasonError, UnreadableAnswersError
 from relreason.types import Task
 
 err = Console(stderr=True, soft_wrap=True)
@@ -123,6 +125,7 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
         group_by=task.group_by or None,
     )
     summary.context = task_context(task, records)
+    summary.out_is_file = True
     typer.echo(format_summary(summary))
     unreadable = [r for r in records if r["status"] == "unparseable"]
     if strict and unreadable:
@@ -204,6 +207,7 @@ def _group(name_help: str) -> typer.Typer:
 
 def build_app() -> typer.Typer:
     """Return the command line for the benchmarks registered now."""
+    from relreason.cli.cache_cmd import cache_app
     from relreason.cli.listing import list_command
     from relreason.cli.run import register_run_commands
     from relreason.cli.translate import translate_command
@@ -229,6 +233,7 @@ def build_app() -> typer.Typer:
     app.add_typer(score_app, name="score")
     app.command("download")(download)
     app.command("list")(list_command)
+    app.add_typer(cache_app, name="cache")
     register_run_commands(app)
     app.add_typer(generate_app, name="generate")
     app.command("translate")(translate_command)
@@ -246,5 +251,25 @@ def main(argv: list[str] | None = None) -> None:
     try:
         command(args=argv, prog_name="relreason")
     except RelreasonError as error:
-        err.print(f"[red]error:[/] {escape(str(error))}", highlight=False)
-        raise SystemExit(error.exit_code) from None
+        fail(str(error), error.exit_code, interrupted=isinstance(error, InterruptedRunError))
+    except KeyboardInterrupt:
+        fail("interrupted", InterruptedRunError.exit_code, interrupted=True)
+    except OSError as error:  # a disk or permission error outside the run's own writes
+        where = f" {error.filename}" if error.filename else ""
+        fail(f"cannot access{where}: {error.strerror or error}", 2, interrupted=False)
+    except RecursionError:
+        fail("input nested too deeply to read", 2, interrupted=False)
+
+
+def fail(message: str, code: int, *, interrupted: bool) -> NoReturn:
+    """Print one error line (secrets scrubbed) and exit with ``code``; after an interrupt,
+    threads still busy (a local model's batch) are abandoned rather than waited for."""
+    from relreason.redact import scrub_secrets
+
+    label = "[yellow]stopped:[/]" if interrupted else "[red]error:[/]"
+    err.print(f"{label} {escape(scrub_secrets(message))}", highlight=False, soft_wrap=True)
+    if interrupted and threading.active_count() > 1:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise SystemExit(code) from None

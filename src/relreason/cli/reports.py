@@ -9,7 +9,7 @@ import typer
 
 from relreason.cli.options import DataDir
 from relreason.cli.run import PricesOpt
-from relreason.errors import UsageError
+from relreason.errors import ItemsFailedError, UsageError
 
 
 def sweep(
@@ -20,15 +20,27 @@ def sweep(
         bool, typer.Option("--dry-run", help="Estimate requests, tokens and cost of every run.")
     ] = False,
     prices: PricesOpt = None,
+    rerun_changed: Annotated[
+        bool,
+        typer.Option(
+            "--rerun-changed", help="Run again the finished cells whose items or model changed."
+        ),
+    ] = False,
 ) -> None:
-    """Run every run of a sweep file that is not complete yet, then print the results table."""
+    """Run every run of a sweep file that is not complete yet, then print the results table
+    (exit 3 when some items failed)."""
     if dry_run:
         _sweep_dry_run(file, data_dir, prices)
         return
     from relreason.run.sweep import run_sweep
 
-    result = run_sweep(file, data_dir=data_dir, show_progress=progress)
+    result = run_sweep(file, data_dir=data_dir, show_progress=progress, rerun_changed=rerun_changed)
     typer.echo(str(result))
+    failed = sum(int(row.get("failed") or 0) for row in result.rows)
+    if failed:
+        raise ItemsFailedError(
+            f"{failed} item(s) failed across the sweep; run it again to redo them"
+        )
 
 
 def _sweep_dry_run(file: Path, data_dir: Path | None, prices: Path | None) -> None:

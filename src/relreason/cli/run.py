@@ -15,7 +15,7 @@ from relreason.benchmarks.base import Benchmark
 from relreason.cli.app import with_params
 from relreason.cli.helptext import benchmark_help
 from relreason.cli.options import Api, DataDir, LimitOpt, PermuteOpt, Scoring, gather_options
-from relreason.errors import UnreadableAnswersError, UsageError
+from relreason.errors import ItemsFailedError, UnreadableAnswersError, UsageError
 from relreason.models.options import OPTION_HELP, ModelOptions
 from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS, load_backend
 from relreason.run.options import RunOptions, run_options_from
@@ -119,6 +119,14 @@ def _run_options(
         ),
     ] = 6,
     request_timeout: Annotated[float, typer.Option(min=0.1, help=OPTION_HELP["timeout"])] = 60.0,
+    max_wait: Annotated[
+        float,
+        typer.Option(min=0.1, help="Longest single wait in s (Retry-After, rate limits)."),
+    ] = 120.0,
+    max_answer_chars: Annotated[
+        int,
+        typer.Option(min=1, help="Longer answers are cut and their item recorded as failed."),
+    ] = 200_000,
     use_cache: Annotated[
         bool,
         typer.Option(
@@ -136,6 +144,21 @@ def _run_options(
     ] = False,
     limit: LimitOpt = None,
     permute: PermuteOpt = None,
+    sample: Annotated[
+        int | None,
+        typer.Option(
+            "--sample",
+            min=1,
+            show_default=False,
+            help="A seeded sample of N items, stratified by relation/category (partial run).",
+        ),
+    ] = None,
+    rerun_changed: Annotated[
+        bool,
+        typer.Option(
+            "--rerun-changed", help="Start the run folder again if its items or model changed."
+        ),
+    ] = False,
     seed: Annotated[
         int,
         typer.Option(help="Seed of the retry jitter and of sampling, where a backend takes one."),
@@ -177,6 +200,7 @@ def execute(task: Task, cfg: RunConfig) -> None:
     model_options = cfg.model_options()
     backend = load_backend(cfg.model, model_options)
     out = cfg.out or _default_out(task, cfg.model)
+    announce(out)
     summary = run_task(
         task,
         backend,
@@ -185,14 +209,31 @@ def execute(task: Task, cfg: RunConfig) -> None:
         model_options=model_options.to_json(),
         data_dir=cfg.data_dir,
         prices_file=cfg.prices,
+        rerun_changed=cfg.rerun_changed,
     )
-    _finish(summary, out, task.strict, printed=cfg.progress)
+    _finish(summary, out, task.strict, printed=cfg.progress, data_dir=cfg.data_dir)
 
 
-def _finish(summary: Any, out: Path, strict: bool, printed: bool) -> None:
-    """Print the summary unless the progress display already did; strict mode exits 1."""
+def announce(out: Path) -> None:
+    """Print the run folder as a run starts (to stderr, so stdout stays the summary)."""
+    typer.echo(f"run folder: {out}", err=True)
+
+
+def _finish(
+    summary: Any, out: Path, strict: bool, printed: bool, data_dir: Path | None = None
+) -> None:
+    """Print the summary unless the progress display already did; exit 3 when items failed,
+    strict mode exits 1 when answers stayed unread."""
     if not printed:
         typer.echo(str(summary))
+    if summary.failed:
+        from relreason.run.stops import resume_command
+
+        raise ItemsFailedError(
+            f"{summary.failed} of {summary.n} item(s) failed; most common error "
+            f"({summary.most_common_error_count}x): {summary.most_common_error}\n"
+            f"redo them with: {resume_command(out, data_dir)}"
+        )
     unreadable = summary.statuses.get("unparseable", 0)
     if strict and unreadable:
         raise UnreadableAnswersError(
@@ -221,6 +262,12 @@ def _run_main(
     resume: Annotated[
         Path | None, typer.Option("--resume", help="Continue a run folder that was stopped.")
     ] = None,
+    rerun_changed: Annotated[
+        bool,
+        typer.Option(
+            "--rerun-changed", help="With --resume: start again if its items or model changed."
+        ),
+    ] = False,
     data_dir: DataDir = None,
 ) -> None:
     """Run a benchmark setting on a model, or continue a stopped run with --resume DIR."""
@@ -231,10 +278,13 @@ def _run_main(
     if resume is None:
         typer.echo(ctx.get_help())
         raise typer.Exit(0)
+    from relreason.records import load_manifest
     from relreason.run.runner import resume_run
 
-    summary = resume_run(resume, data_dir=data_dir)
-    _finish(summary, resume, strict=False, printed=True)
+    shown = bool(load_manifest(resume).options.get("show_progress"))
+    announce(resume)
+    summary = resume_run(resume, data_dir=data_dir, rerun_changed=rerun_changed)
+    _finish(summary, resume, strict=False, printed=shown, data_dir=data_dir)
 
 
 def register_run_commands(app: typer.Typer) -> None:

@@ -23,11 +23,16 @@ class TransientError(Exception):
     """A failure worth retrying (429, 5xx, time-out, dropped connection, unreadable body).
 
     ``retry_after`` carries the server's Retry-After in seconds when it sent one.
+    ``connection`` is set (to the server's address) when no connection could be made at all
+    (refused, unknown host): the runner's circuit breaker counts these.
     """
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str, retry_after: float | None = None, *, connection: str | None = None
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.connection = connection
 
 
 class ModelBackend(ABC):

@@ -16,6 +16,7 @@ import asyncio
 import email.utils
 import json
 import re
+import socket
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from types import ModuleType
@@ -84,26 +85,51 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
 
 def public_url(url: str) -> str:
     """Return ``url`` without user, password, query or fragment (safe to record and show)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:  # an IPv6 address keeps its brackets
+            host = f"[{host}]"
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+    except ValueError:
+        return "<malformed URL>"
     return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
 
 
-def check_base_url(url: str) -> str:
-    """Return ``url`` when it is an http(s) URL without user, password or query string.
+def _secret_looking(segment: str) -> bool:
+    """A path segment that looks like a key or token (never put one in a URL)."""
+    if re.search(r"(sk-|api[_-]?key|token|secret|password|bearer)", segment, re.IGNORECASE):
+        return True
+    long_token = len(segment) >= 24 and re.fullmatch(r"[A-Za-z0-9_]+", segment) is not None
+    return long_token and any(c.isdigit() for c in segment) and any(c.isalpha() for c in segment)
 
-    Raises ``UsageError`` otherwise (showing the URL without its credentials): HTTP libraries
-    log request URLs, so a secret inside one would leak; keys belong in the environment.
+
+def check_base_url(url: str) -> str:
+    """Return ``url`` when it is an http(s) URL without user, password, query string, fragment
+    or anything secret-looking in its path.
+
+    Raises ``UsageError`` otherwise (never showing the offending part): HTTP libraries log
+    request URLs, so a secret inside one would leak; keys belong in the environment. A bad
+    port or a malformed IPv6 address is a ``UsageError`` too.
     """
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a bad port)
+    except ValueError as error:
+        raise UsageError(f"base URL is not a valid URL ({error})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"base URL {public_url(url)!r} is not an http(s) URL")
     if parts.username or parts.password or parts.query:
         raise UsageError(
             f"base URL {public_url(url)!r} must not carry a user, password or query string; "
             "put the API key in the environment"
+        )
+    if parts.fragment or any(_secret_looking(s) for s in parts.path.split("/")):
+        shown = f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1]}/..."
+        raise UsageError(
+            f"base URL {shown!r} must not carry a fragment or anything that looks like a key "
+            "in its path (not shown); put the API key in the environment"
         )
     return url
 
@@ -200,13 +226,38 @@ def translate(
     if isinstance(exc, sdk.APIConnectionError):
         cause = exc.__cause__ or exc
         return TransientError(
-            scrub(f"{service}: connection failed: {type(cause).__name__}: {cause}", secrets)
+            scrub(f"{service}: connection failed: {type(cause).__name__}: {cause}", secrets),
+            connection=scrub(_connection_text(service, exc), secrets)
+            if _no_connection(cause)
+            else None,
         )
     if isinstance(exc, (sdk.APIResponseValidationError, *_UNREADABLE)):
         return TransientError(
             scrub(f"{service}: unreadable response body: {type(exc).__name__}: {exc}", secrets)
         )
     return None
+
+
+def _no_connection(cause: BaseException) -> bool:
+    """Whether ``cause`` means no connection was made at all (refused, unknown host), not a
+    connection dropped mid-answer."""
+    if isinstance(cause, ConnectionRefusedError | socket.gaierror):
+        return True
+    return type(cause).__name__ == "ConnectError"
+
+
+def _connection_text(service: str, exc: BaseException) -> str:
+    """``connection refused at URL`` (or ``cannot connect to URL``) for the circuit breaker."""
+    found = re.search(r"\w+://\S+", service)
+    address = found.group(0) if found else service
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            break
+        if isinstance(seen, ConnectionRefusedError) or "refused" in str(seen).lower():
+            return f"connection refused at {address}"
+        seen = seen.__cause__ or seen.__context__
+    return f"cannot connect to {address}"
 
 
 async def gather_guarded(

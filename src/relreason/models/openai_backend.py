@@ -60,6 +60,13 @@ COOLDOWN_MAX_S = 30.0
 for 1 s, doubling with each further failure in a row, up to 30 s."""
 
 
+def served_model(result: Any) -> str | None:
+    """The resolved model name and ``system_fingerprint`` an API result reports, or None."""
+    parts = [getattr(result, "model", None), getattr(result, "system_fingerprint", None)]
+    shown = [str(p)[:200] for p in parts if isinstance(p, str) and p]
+    return " ".join(shown) or None
+
+
 class OpenAIBackend(ModelBackend):
     """A model behind one or more OpenAI-compatible servers.
 
@@ -283,6 +290,7 @@ class OpenAIBackend(ModelBackend):
             top_logprobs=top if logprobs else None,
             usage=read_usage(result),
             latency_s=time.perf_counter() - start,
+            served_model=served_model(result),
         )
 
     async def generate(self, requests: Sequence[GenerationRequest]) -> list[Response]:

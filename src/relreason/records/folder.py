@@ -21,6 +21,7 @@ from typing import IO, TYPE_CHECKING, Any
 from relreason.errors import DataError, UsageError
 from relreason.files import atomic_write_text
 from relreason.records.record import VOLATILE_RECORD_FIELDS
+from relreason.redact import scrub_secrets
 
 if TYPE_CHECKING:
     from relreason.records.manifest import Manifest
@@ -50,8 +51,9 @@ def git_commit(source: Path | None = None) -> str | None:
 
 
 def record_line(record: Mapping[str, Any]) -> str:
-    """Return one record as a JSON line (with the trailing newline)."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    """Return one record as a JSON line (with the trailing newline), secrets scrubbed (a
+    server may echo the API key inside an answer)."""
+    return scrub_secrets(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n"
 
 
 def comparable(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -75,7 +77,7 @@ def read_manifest(path: Path) -> dict[str, Any]:
         raise UsageError(f"{path} is not a run folder (no {MANIFEST})")
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, ValueError, RecursionError) as error:
         raise DataError(str(file), f"unreadable manifest ({error})") from None
     if not isinstance(data, dict):
         raise DataError(str(file), "expected a JSON object")
@@ -116,7 +118,7 @@ def load_records(path: Path, *, repair: bool = False) -> dict[int, dict[str, Any
         try:
             record = json.loads(line)
             index = record["index"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             message = "not a JSON record with an index"
             raise DataError(str(file), message, item=f"line {number}") from None
         if not isinstance(index, int) or isinstance(index, bool):
@@ -131,7 +133,7 @@ def load_records(path: Path, *, repair: bool = False) -> dict[int, dict[str, Any
 def _parses(line: bytes) -> bool:
     try:
         json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return True
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from relreason.errors import DataError
 from relreason.records.record import FORMAT_VERSION
+from relreason.redact import scrub_json
 
 RunStatus = Literal["running", "complete", "interrupted", "failed"]
 
@@ -64,35 +65,46 @@ class Manifest(BaseModel):
         default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0}
     )
     cost_usd: float | None = None
+    selection: dict[str, Any] | None = None
+    command: list[str] | None = None
+    versions: dict[str, str | None] | None = None
 
     @property
     def spec(self) -> str:
         """The model spec the run used."""
         return str(self.model.get("spec"))
 
-    def begin_session(self, options: Mapping[str, Any], n_items: int) -> None:
-        """Mark the run as running again with ``options`` (a new session starts now)."""
+    def begin_session(self, options: Mapping[str, Any], n_items: int, **details: Any) -> None:
+        """Mark the run as running again with ``options`` (a new session starts now; its
+        ``details``, such as the command line and versions, are kept with it)."""
         self.options = dict(options)
         self.n_items = n_items
         self.status = "running"
         self.format_version = FORMAT_VERSION
-        self.sessions.append(Session(started_at=utc_now()))
+        self.sessions.append(Session(started_at=utc_now(), **details))
 
     def end_session(
-        self, *, complete: bool, usage: Mapping[str, int], cost_usd: float | None
+        self,
+        *,
+        complete: bool,
+        usage: Mapping[str, int],
+        cost_usd: float | None,
+        status: RunStatus | None = None,
     ) -> None:
-        """Close the current session with the run's status, tokens and cost."""
+        """Close the current session with the run's status (``status`` when given, else
+        complete or running), tokens and cost."""
         now = utc_now()
         if self.sessions:
             self.sessions[-1].ended_at = now
-        self.status = "complete" if complete else "running"
+        self.status = status or ("complete" if complete else "running")
         self.ended_at = now
         self.usage = dict(usage)
         self.cost_usd = cost_usd
 
     def to_json(self) -> dict[str, Any]:
-        """Return the manifest as a JSON-ready dict."""
-        return self.model_dump(mode="json")
+        """Return the manifest as a JSON-ready dict (secrets scrubbed from every string)."""
+        data: dict[str, Any] = scrub_json(self.model_dump(mode="json"))
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], source: Path | str) -> Manifest:

@@ -41,6 +41,9 @@ RECORD_FIELDS = (
     "labels",
     "reader",
     "alt",
+    "prompt",
+    "second_prompt",
+    "served_model",
 )
 VOLATILE_RECORD_FIELDS = ("latency_s", "attempts", "cached")
 """Record fields that legitimately differ between two runs of the same configuration."""
@@ -57,6 +60,9 @@ class Record:
     generated token's alternatives. ``error``: the last error of a failed request.
     ``reader``: the rule that gave ``answer``/``status``; ``alt``: the same output read by the
     task's second rule (``reader``, ``answer``, ``status``, ``correct``, ``method``, ``detail``).
+    ``prompt``/``second_prompt``: the exact text sent in the first and second request (None
+    for outputs scored with ``score``, which sent nothing). ``served_model``: the resolved
+    model and ``system_fingerprint`` the API reported.
     """
 
     index: int
@@ -81,6 +87,9 @@ class Record:
     labels: dict[str, Any] = field(default_factory=dict)
     reader: str | None = None
     alt: dict[str, Any] | None = None
+    prompt: str | None = None
+    second_prompt: str | None = None
+    served_model: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Return the record as a JSON-ready dict, fields in :data:`RECORD_FIELDS` order."""
@@ -129,13 +138,15 @@ def make_record(
     reader: str | None = None,
     alt: Extraction | None = None,
     alt_reader: str | None = None,
+    prompts: Sequence[str | None] = (),
 ) -> dict[str, Any]:
     """Return the JSON-ready record of one item.
 
     ``extraction`` is the reading (None when the item failed: then ``error`` says why).
     ``responses`` are the first and optional second response (either may be None); ``scored``
-    is the one that was read (its choice and first-token log-probabilities are kept).
-    ``alt`` is the second reading of the same response by the rule ``alt_reader``.
+    is the one that was read (its choice and first-token log-probabilities are kept);
+    ``prompts`` the texts sent in the first and second request; ``alt`` is the second reading of
+    the same response by the rule ``alt_reader``.
     """
     first = responses[0] if responses else None
     second = responses[1] if len(responses) > 1 else None
@@ -174,6 +185,9 @@ def make_record(
         labels=json_labels(item.labels),
         reader=reader,
         alt=None if failed or alt is None else alt_json(alt, alt_reader),
+        prompt=prompts[0] if prompts else None,
+        second_prompt=prompts[1] if len(prompts) > 1 else None,
+        served_model=next((r.served_model for r in present if r.served_model), None),
     )
     return record.to_json()
 

@@ -22,11 +22,13 @@ from relreason.types import Response, Task
 
 def _check_logprob_map(value: Any, path: str, item: str, field: str) -> dict[str, float]:
     if not isinstance(value, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, int | float) and not isinstance(v, bool)
+        isinstance(k, str)
+        and (v is None or (isinstance(v, int | float) and not isinstance(v, bool)))
         for k, v in value.items()
     ):
         raise DataError(path, "expected a mapping of token to number", item=item, field=field)
-    return {k: float(v) for k, v in value.items()}
+    # null: a choice outside the top-k (as run records write -inf)
+    return {k: -math.inf if v is None else float(v) for k, v in value.items()}
 
 
 def _parse_line(line: str, path: str, lineno: int, n_items: int) -> tuple[int, Response]:
@@ -36,6 +38,10 @@ def _parse_line(line: str, path: str, lineno: int, n_items: int) -> tuple[int, R
     except json.JSONDecodeError as error:
         message = f"not valid JSON ({error.msg}, column {error.colno})"
         raise DataError(path, message, item=item) from None
+    except ValueError as error:  # e.g. an integer of thousands of digits
+        raise DataError(path, f"not valid JSON ({str(error)[:120]})", item=item) from None
+    except RecursionError:
+        raise DataError(path, "JSON nested too deeply", item=item) from None
     if not isinstance(data, dict):
         raise DataError(path, "expected a JSON object", item=item)
     index = data.get("index")
@@ -76,7 +82,9 @@ def read_responses(path: Path, n_items: int) -> dict[int, Response]:
     except (OSError, UnicodeDecodeError) as error:
         raise DataError(name, f"cannot read the file ({error})") from None
     responses: dict[int, Response] = {}
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    # split on "\n" only: outputs may hold U+2028, U+2029, U+0085 or form feeds inside strings
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         index, response = _parse_line(line, name, lineno, n_items)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,10 @@ class RunSummary:
 
     ``accuracy`` is over all ``n`` items (failed ones count as not correct); ``statuses`` counts
     each status; ``by_label`` maps a label name to value -> ``{"n", "correct", "accuracy"}``.
+    ``answered`` counts the items that got a response (every status but ``failed``);
+    ``most_common_error`` is the commonest error among failed items (with its count).
+    ``partial`` is set when the run covers only part of its task (``--limit``/``--sample``):
+    ``n_task`` is then the task's full size.
     """
 
     out_dir: str
@@ -45,6 +50,12 @@ class RunSummary:
     context: dict[str, Any] = field(default_factory=dict)
     """What the accuracy means (chance, baselines, paper figures, answer habit): see
     :mod:`relreason.records.context`; empty when the run's task was not at hand."""
+    answered: int = 0
+    most_common_error: str | None = None
+    most_common_error_count: int = 0
+    partial: bool = False
+    n_task: int | None = None
+    out_is_file: bool = False
 
     @property
     def failed(self) -> int:
@@ -95,9 +106,12 @@ def summarize(
     by_label: dict[str, dict[str, dict[str, float]]] = {}
     usage = {"prompt_tokens": 0, "completion_tokens": 0}
     n = correct = cached = 0
+    errors: Counter[str] = Counter()
     for record in records:
         n += 1
         status = str(record.get("status"))
+        if status == "failed":
+            errors[str(record.get("error") or "no response")] += 1
         statuses[status] = statuses.get(status, 0) + 1
         hit = status == "correct"
         correct += hit
@@ -128,7 +142,10 @@ def summarize(
         cached=cached,
         complete=complete,
         elapsed_s=elapsed_s,
+        answered=n - statuses.get("failed", 0),
     )
+    if errors:
+        summary.most_common_error, summary.most_common_error_count = errors.most_common(1)[0]
     summary.extra["accuracy_ci95"] = list(wilson_interval(correct, n))
     audit = reading_audit(records_list)
     if audit is not None:
@@ -193,17 +210,34 @@ def _interval_text(summary: RunSummary) -> str:
     return f"; 95% CI {interval[0]:.3f}-{interval[1]:.3f}" if interval else ""
 
 
+def _accuracy_text(summary: RunSummary) -> str:
+    if summary.n and not summary.answered:
+        return f"accuracy n/a (no item was answered: {summary.failed} failed)"
+    if not summary.n:
+        return "accuracy n/a (no items)"
+    return (
+        f"accuracy {summary.accuracy:.4f} ({summary.correct}/{summary.n}{_interval_text(summary)})"
+    )
+
+
+def _marks(summary: RunSummary) -> str:
+    marks = "" if summary.complete else " [incomplete]"
+    if summary.partial:
+        of = f" of {summary.n_task}" if summary.n_task is not None else ""
+        marks += f" [partial: {summary.n}{of} items]"
+    return marks
+
+
 def format_summary(summary: RunSummary, *, max_label_values: int | None = None) -> str:
     """Return a human-readable text of ``summary`` (for printing; lines fit 80 columns).
 
-    Its context (chance, baselines, paper figures, answer habit) follows the counts, then every
-    label's full breakdown as a table (``max_label_values`` is kept for old callers, unused).
+    Accuracy is shown as ``n/a`` when no item was answered (never as 0.0000). Its context
+    (chance, baselines, paper figures, answer habit) follows the counts, then every label's full
+    breakdown as a table (``max_label_values`` is kept for old callers, unused), then failed
+    items with their most common error.
     """
     who = f"{summary.task} on {summary.model}:"
-    score = (
-        f"accuracy {summary.accuracy:.4f} ({summary.correct}/{summary.n}{_interval_text(summary)})"
-        f"{'' if summary.complete else ' [incomplete]'}"
-    )
+    score = f"{_accuracy_text(summary)}{_marks(summary)}"
     headline = [f"{who} {score}"] if len(who) + len(score) < WIDTH else [who, "  " + score]
     lines = [
         *headline,
@@ -230,5 +264,10 @@ def format_summary(summary: RunSummary, *, max_label_values: int | None = None) 
         from relreason.records.permutation import format_permutation
 
         lines += format_permutation(summary.extra["permutation"])
-    lines.append(f"  folder: {summary.out_dir}")
+    if summary.failed:
+        lines += wrap_line(
+            f"{summary.failed} item(s) failed; most common error "
+            f"({summary.most_common_error_count}x): {summary.most_common_error}"
+        )
+    lines.append(f"  {'file' if summary.out_is_file else 'folder'}: {summary.out_dir}")
     return "\n".join(lines)

@@ -1,7 +1,8 @@
 """A SQLite response cache shared by runs (and by several processes at once).
 
 Key: the SHA-256 of a canonical JSON of the backend's identity (``describe()`` without the
-volatile fields that cannot change an output, such as server addresses or batch size), the
+volatile fields that cannot change an output, such as batch size; the served model name and
+the set of servers are in), the
 operation, the prompt and everything else that shapes the answer (generation parameters, or the
 scored continuations). Value: the ``Response`` as JSON. Only successful responses are stored.
 
@@ -21,12 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from relreason.errors import UsageError
+from relreason.redact import scrub_secrets
 from relreason.types import Response, Usage
 
-VOLATILE_DESCRIBE_FIELDS = frozenset(
-    {"base_url", "base_urls", "batch_size", "concurrency", "timeout", "max_retries"}
-)
-"""``describe()`` fields that cannot change an output and so stay out of cache keys."""
+VOLATILE_DESCRIBE_FIELDS = frozenset({"batch_size", "concurrency", "timeout", "max_retries"})
+"""``describe()`` fields that cannot change an output and so stay out of cache keys. The
+servers (``base_url``/``base_urls``, as a set) are in: another server may serve another model
+under the same name."""
 
 _READ_CHUNK = 500  # keys per ``WHERE key IN (...)`` (SQLite allows 32766 variables)
 _SCHEMA = "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
@@ -56,12 +58,18 @@ def response_from_json(data: Mapping[str, Any]) -> Response:
         usage=Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))),
         latency_s=float(data.get("latency_s", 0.0)),
         error=data.get("error"),
+        served_model=data.get("served_model"),
     )
 
 
 def stable_identity(description: Mapping[str, Any]) -> dict[str, Any]:
-    """Return ``description`` without :data:`VOLATILE_DESCRIBE_FIELDS`."""
-    return {k: v for k, v in description.items() if k not in VOLATILE_DESCRIBE_FIELDS}
+    """Return ``description`` without :data:`VOLATILE_DESCRIBE_FIELDS` (a list of servers is
+    sorted: the same set of servers is the same identity)."""
+    identity = {k: v for k, v in description.items() if k not in VOLATILE_DESCRIBE_FIELDS}
+    urls = identity.get("base_urls")
+    if isinstance(urls, list | tuple):
+        identity["base_urls"] = sorted(str(u) for u in urls)
+    return identity
 
 
 def cache_key(
@@ -139,7 +147,12 @@ class ResponseCache:
         One short transaction; ``INSERT OR REPLACE`` so a refresh overwrites.
         """
         rows = [
-            (key, json.dumps(response_to_json(r), ensure_ascii=False, separators=(",", ":")))
+            (
+                key,
+                scrub_secrets(
+                    json.dumps(response_to_json(r), ensure_ascii=False, separators=(",", ":"))
+                ),
+            )
             for key, r in entries
             if r.error is None
         ]
@@ -158,6 +171,23 @@ class ResponseCache:
     def put(self, key: str, response: Response) -> None:
         """Store one successful response (an error response is skipped)."""
         self.put_many([(key, response)])
+
+    def info(self) -> dict[str, Any]:
+        """The cache's path, number of responses and size on disk in bytes."""
+        size = sum(
+            p.stat().st_size
+            for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
+            if p.exists()
+        )
+        return {"path": str(self.path), "responses": len(self), "bytes": size}
+
+    def clear(self) -> int:
+        """Remove every response; return how many there were."""
+        count = len(self)
+        conn = self._connection()
+        conn.execute("DELETE FROM responses")
+        conn.execute("VACUUM")
+        return count
 
     def __len__(self) -> int:
         row = self._connection().execute("SELECT COUNT(*) FROM responses").fetchone()

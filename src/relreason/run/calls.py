@@ -8,24 +8,26 @@ server's Retry-After), up to ``max_retries``; then ``CallFailed`` carries the la
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_base, wait_exponential, wait_random
 
-from relreason.errors import RelreasonError
+from relreason.errors import RelreasonError, ServerUnreachableError
 from relreason.models.base import ModelBackend, TransientError
 from relreason.redact import scrub_secrets
 from relreason.run.cache import ResponseCache, cache_key, stable_identity
 from relreason.run.events import Event, Retrying
 from relreason.run.limits import RateLimits
 from relreason.run.options import RunOptions
+from relreason.run.warnings import warn
 from relreason.types import ChoiceRequest, GenerationRequest, Response
 
 _CACHE_FLUSH_EVERY = 256
-_MAX_RETRY_AFTER_S = 600.0
 
 Request = GenerationRequest | ChoiceRequest
 
@@ -34,18 +36,21 @@ class _RetryAfterOrBackoff(wait_base):
     """Wait the server's Retry-After (plus a little jitter) when given, else exponential
     backoff with jitter."""
 
-    def __init__(self, initial: float, maximum: float, rng: random.Random) -> None:
+    def __init__(
+        self, initial: float, maximum: float, rng: random.Random, cap: float = 120.0
+    ) -> None:
         self._backoff = wait_exponential(multiplier=initial, max=maximum) + wait_random(0, initial)
         self._rng = rng
+        self._cap = cap
 
     def __call__(self, retry_state: RetryCallState) -> float:
         outcome = retry_state.outcome
         error = outcome.exception() if outcome is not None else None
         retry_after = getattr(error, "retry_after", None)
         if isinstance(retry_after, int | float) and retry_after >= 0:
-            wait = min(float(retry_after), _MAX_RETRY_AFTER_S)
-            return wait + self._rng.uniform(0, 0.1 * wait + 0.01)
-        return float(self._backoff(retry_state))
+            wait = min(float(retry_after), self._cap)
+            return min(wait + self._rng.uniform(0, 0.1 * wait + 0.01), self._cap)
+        return min(float(self._backoff(retry_state)), self._cap)
 
 
 class CallFailed(Exception):
@@ -63,6 +68,13 @@ def _error_text(error: BaseException, timeout: float) -> str:
     return scrub_secrets(f"{type(error).__name__}: {text}")
 
 
+def _unreachable(error: TransientError, count: int) -> str:
+    return scrub_secrets(
+        f"{error.connection}: is the server running? "
+        f"(stopped after {count} consecutive connection failures; last: {error})"
+    )
+
+
 class CallPath:
     """Cache, limits, time-out and retries around one backend (lives inside one event loop)."""
 
@@ -78,11 +90,16 @@ class CallPath:
         self.cache = cache
         self.emit = emit
         self.identity = stable_identity(backend.describe())
-        self.limits = RateLimits(options.requests_per_minute, options.tokens_per_minute)
+        self.limits = RateLimits(
+            options.requests_per_minute, options.tokens_per_minute, options.max_wait
+        )
         self.semaphore = asyncio.Semaphore(options.concurrency)
         self.rng = random.Random(options.seed)
         self.batch_size = max(1, int(getattr(backend, "batch_size", 1) or 1))
         self._pending_puts: list[tuple[str, Response]] = []
+        self._connection_failures = 0
+        self._tripped: ServerUnreachableError | None = None
+        self.served: str | None = None  # the model the API says answers (learnt as we go)
 
     # cache -------------------------------------------------------------------------
     def key(self, operation: str, prompt: str, extra: Mapping[str, Any]) -> str:
@@ -90,10 +107,19 @@ class CallPath:
         return cache_key(self.identity, operation, prompt, extra)
 
     def lookup(self, keys: Sequence[str]) -> dict[str, Response]:
-        """Return the cached responses among ``keys`` (none with ``--refresh`` or no cache)."""
+        """Return the cached responses among ``keys`` (none with ``--refresh`` or no cache).
+
+        A cache that fails (damaged, unreadable) is reported once and dropped for the run."""
         if self.cache is None or self.options.refresh:
             return {}
-        return self.cache.get_many(keys)
+        try:
+            hits = self.cache.get_many(keys)
+        except (sqlite3.Error, OSError) as error:
+            self._drop_cache(error)
+            return {}
+        if self.served is None:
+            return hits
+        return {k: r for k, r in hits.items() if r.served_model in (None, self.served)}
 
     def remember(self, key: str, response: Response) -> None:
         """Buffer a successful response for the cache (written in batches)."""
@@ -104,10 +130,30 @@ class CallPath:
             self.flush()
 
     def flush(self) -> None:
-        """Write the buffered responses to the cache."""
+        """Write the buffered responses to the cache (a failing cache is reported once and
+        dropped: the run goes on without it)."""
         if self.cache is not None and self._pending_puts:
             puts, self._pending_puts = self._pending_puts, []
-            self.cache.put_many(puts)
+            try:
+                self.cache.put_many(puts)
+            except (sqlite3.Error, OSError) as error:
+                self._drop_cache(error)
+
+    def close_cache(self) -> None:
+        """Flush and close the cache (never raises)."""
+        self.flush()
+        if self.cache is not None:
+            with contextlib.suppress(sqlite3.Error, OSError):
+                self.cache.close()
+
+    def _drop_cache(self, error: BaseException) -> None:
+        where = self.cache.path if self.cache is not None else "?"
+        warn(f"the response cache {where} failed ({error}); the run goes on without it")
+        if self.cache is not None:
+            with contextlib.suppress(sqlite3.Error, OSError):
+                self.cache.close()
+        self.cache = None
+        self._pending_puts = []
 
     # calls -------------------------------------------------------------------------
     async def send(self, requests: Sequence[Request], tokens: int) -> tuple[list[Response], int]:
@@ -134,7 +180,10 @@ class CallPath:
             retry=retry_if_exception_type((TransientError, TimeoutError)),
             stop=stop_after_attempt(self.options.max_retries + 1),
             wait=_RetryAfterOrBackoff(
-                self.options.retry_initial_wait, self.options.retry_max_wait, self.rng
+                self.options.retry_initial_wait,
+                self.options.retry_max_wait,
+                self.rng,
+                self.options.max_wait,
             ),
             before_sleep=self._before_sleep,
             reraise=True,
@@ -144,9 +193,11 @@ class CallPath:
             async for attempt in retrying:
                 with attempt:
                     attempts += 1
+                    if self._tripped is not None:
+                        raise self._tripped
                     await self.limits.acquire(n, tokens)
                     async with self.semaphore:
-                        responses = await asyncio.wait_for(call(), timeout)
+                        responses = await self._guarded(call, timeout)
         except RelreasonError:
             raise
         except Exception as error:
@@ -154,14 +205,51 @@ class CallPath:
         if len(responses) != n:
             message = f"backend returned {len(responses)} responses for {n} requests"
             raise CallFailed(message, attempts)
+        if self.served is None:
+            self.served = next((r.served_model for r in responses if r.served_model), None)
         used = sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in responses)
-        if used > tokens:
+        if used > tokens:  # charged at most one minute's budget (a server may report nonsense)
             await self.limits.add_tokens(used - tokens)
-        return responses, attempts
+        return [self._capped(r) for r in responses], attempts
+
+    def _capped(self, response: Response) -> Response:
+        """An answer over ``max_answer_chars`` becomes a failure saying so (never cached)."""
+        cap = self.options.max_answer_chars
+        if response.text is None or len(response.text) <= cap:
+            return response
+        return Response(
+            usage=response.usage,
+            latency_s=response.latency_s,
+            error=f"answer of {len(response.text)} characters is over the cap of {cap} "
+            "(--max-answer-chars); not recorded",
+        )
+
+    async def _guarded(self, call: Callable[[], Any], timeout: float | None) -> list[Response]:
+        """One attempt; counts consecutive failures to connect (the circuit breaker)."""
+        if self._tripped is not None:
+            raise self._tripped
+        try:
+            responses: list[Response] = await asyncio.wait_for(call(), timeout)
+        except TransientError as error:
+            if error.connection is None:
+                self._connection_failures = 0
+                raise
+            self._connection_failures += 1
+            if self._connection_failures >= self.options.max_connection_failures:
+                self._tripped = ServerUnreachableError(
+                    _unreachable(error, self._connection_failures)
+                )
+                raise self._tripped from None
+            raise
+        self._connection_failures = 0
+        return responses
 
     def _before_sleep(self, state: RetryCallState) -> None:
         outcome = state.outcome
         error = outcome.exception() if outcome is not None else None
         wait = state.next_action.sleep if state.next_action is not None else 0.0
         reason = "" if error is None else _error_text(error, self.options.request_timeout)
+        asked = getattr(error, "retry_after", None)
+        if isinstance(asked, int | float) and asked > self.options.max_wait:
+            reason += f" (Retry-After {asked:g} s capped at {self.options.max_wait:g} s)"
         self.emit(Retrying(attempt=state.attempt_number, wait_s=float(wait), reason=reason))

@@ -268,7 +268,9 @@ def dry_run(
     """
     prices = load_prices(prices_file)
     count, tokenizer_name = tokenizer_counter(backend_spec, tokenizer)
-    items = task.items if options.limit is None else task.items[: options.limit]
+    from relreason.run.selection import select_items
+
+    items = select_items(task, options)
     generate = options.scoring == "generate"
     max_new = options.params.max_new_tokens
     requests = input_tokens = output_tokens = 0

@@ -19,26 +19,47 @@ from relreason.models.base import ModelBackend
 from relreason.records import (
     FORMAT_VERSION,
     MANIFEST,
+    RECORDS,
+    SUMMARY,
     Manifest,
     is_run_folder,
     load_manifest,
     utc_now,
 )
 from relreason.records.folder import git_commit
-from relreason.redact import strip_secret_options
+from relreason.redact import scrub_secrets, strip_secret_options
 from relreason.run.cache import stable_identity
+from relreason.run.lock import LOCK_FILE
 from relreason.run.options import RunOptions
+from relreason.run.selection import (
+    items_fingerprint,
+    reader_name,
+    select_items,
+    selection_text,
+    servers_of,
+)
 from relreason.types import Task as EvalTask
 
 
 def run_config(task: EvalTask, backend: ModelBackend, options: RunOptions) -> dict[str, Any]:
-    """Return what makes two runs the same run (compared when a folder is reused or resumed)."""
+    """Return what makes two runs the same run (compared when a folder is reused or resumed):
+    the task and a fingerprint of all its items (prompts, gold, option order), the reader, the
+    model's identity including its servers, the scoring mode and the generation parameters."""
+    description = backend.describe()
     config = {
         "benchmark": task.benchmark,
         "task": task.name,
         "description": dict(task.description),
+        "items": items_fingerprint(task.items),
+        "reader": reader_name(task),
         "model": backend.spec,
-        "backend": stable_identity(backend.describe()),
+        # servers apart, so folders of relreason 0.1 (which left them out) still compare equal
+        "backend": {
+            k: v
+            for k, v in stable_identity(description).items()
+            if k not in ("base_url", "base_urls")
+        },
+        "servers": servers_of(description),
         "scoring": options.scoring,
         "params": options.to_json()["params"],
     }
@@ -104,38 +125,96 @@ def new_manifest(
             "model": model_options.get("seed"),
         },
         config=dict(config),
-        n_items=len(task.items) if options.limit is None else min(options.limit, len(task.items)),
+        n_items=len(select_items(task, options)),
         started_at=utc_now(),
+        selection=selection_text(task, options),
+        command=[scrub_secrets(a) for a in sys.argv],
+        versions=versions(),
     )
 
 
-def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    return [key for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)]
+@cache
+def versions() -> dict[str, str | None]:
+    """The versions of relreason, Python and the libraries that can change an answer."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found: dict[str, str | None] = {
+        "relreason": relreason.__version__,
+        "python": sys.version.split()[0],
+    }
+    for name in ("torch", "transformers", "openai", "anthropic", "llama-cpp-python"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = None
+    return found
 
 
-def prepare_folder(out_dir: Path, config: Mapping[str, Any], fresh: Manifest) -> Manifest:
-    """Create the run folder or check an existing one; return the manifest to use.
+def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """The keys of ``old`` whose values differ in ``new`` (keys an older relreason did not
+    record are not compared)."""
+    return [key for key in sorted(old) if key in new and old.get(key) != new.get(key)]
 
-    Raises ``UsageError`` for an unwritable place, a non-run folder that is not empty, or a run
-    folder made with another configuration.
+
+def _is_leftover(path: Path) -> bool:
+    """A lock file or a temporary file left by an interrupted atomic write."""
+    return path.name == LOCK_FILE or (path.name.startswith(".") and path.name.endswith(".tmp"))
+
+
+def _remove_leftovers(out_dir: Path) -> None:
+    for path in out_dir.iterdir():
+        if path.name != LOCK_FILE and _is_leftover(path):
+            path.unlink(missing_ok=True)
+
+
+def _set_aside(out_dir: Path) -> None:
+    """Move the records of a changed configuration aside (kept, never read again)."""
+    records = out_dir / RECORDS
+    if records.exists():
+        stamp = utc_now().replace(":", "").replace("-", "")
+        records.rename(out_dir / f"records.replaced-{stamp}.jsonl")
+    (out_dir / SUMMARY).unlink(missing_ok=True)
+
+
+def prepare_folder(
+    out_dir: Path, config: Mapping[str, Any], fresh: Manifest, *, rerun_changed: bool = False
+) -> Manifest:
+    """Check the (locked) run folder ``out_dir``; return the manifest to use.
+
+    A folder holding only leftovers of an interrupted first write counts as empty. Raises
+    ``UsageError`` for a non-run folder that is not empty, or a run folder made with another
+    configuration (naming what changed) unless ``rerun_changed``: then its records are moved
+    aside and the run starts again.
     """
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"output folder {out_dir} is a file")
+    _remove_leftovers(out_dir)
     if is_run_folder(out_dir):
         manifest = load_manifest(out_dir)
-        differing = _differences(manifest.config or {}, config)
-        if differing:
+        differing = differences(manifest.config or {}, config)
+        if differing and not rerun_changed:
             raise UsageError(
                 f"{out_dir} holds a run of another configuration (differs in: "
-                f"{', '.join(differing)}); choose another output folder, or resume it as it is"
+                f"{', '.join(differing)}); choose another output folder, or rerun it with "
+                "--rerun-changed"
             )
+        if differing:
+            _set_aside(out_dir)
+            atomic_write_json(out_dir / MANIFEST, fresh.to_json())
+            return fresh
+        manifest.config = {**manifest.config, **config}
+        manifest.data_checksums = fresh.data_checksums
         return manifest
-    if out_dir.is_dir() and any(out_dir.iterdir()):
+    if any(not _is_leftover(p) for p in out_dir.iterdir()):
         raise UsageError(f"output folder {out_dir} is not empty and is not a run folder")
+    atomic_write_json(out_dir / MANIFEST, fresh.to_json())
+    return fresh
+
+
+def make_folder(out_dir: Path) -> None:
+    """Create the run folder (and its parents); ``UsageError`` when it cannot be created."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"output folder {out_dir} is a file")
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         reason = error.strerror or str(error)
         raise UsageError(f"cannot create output folder {out_dir}: {reason}") from None
-    atomic_write_json(out_dir / MANIFEST, fresh.to_json())
-    return fresh

@@ -33,6 +33,7 @@ class _Item:
     cached: bool = True
     error: str | None = None
     looked_up: bool = False  # stage 1 already missed the cache
+    second_prompt: str | None = None
 
 
 class ItemPath:
@@ -94,6 +95,9 @@ class ItemPath:
     async def _stage(self, work: list[_Item], stage: int) -> None:
         """Fill ``first`` (stage 1) or ``second`` (stage 2) of each item: cache, then backend."""
         prompts = [self._prompt(w, stage) for w in work]
+        if stage == 2:
+            for w, p in zip(work, prompts, strict=True):
+                w.second_prompt = p
         keys = [self._key(w.item, p, stage) for w, p in zip(work, prompts, strict=True)]
         fresh = [k for w, k in zip(work, keys, strict=True) if stage == 2 or not w.looked_up]
         hits = self.calls.lookup(fresh) if fresh else {}
@@ -156,6 +160,7 @@ class ItemPath:
             reader=self.task.reader,
             alt=alt,
             alt_reader=self.task.alt_reader,
+            prompts=(w.item.prompt, w.second_prompt),
         )
         self.records[w.item.index] = record
         self.lines[w.item.index] = self.writer.append(record)
@@ -187,7 +192,13 @@ class ItemPath:
         batches = [work[i : i + size] for i in range(0, len(work), size)]
         shared = iter(batches)  # the workers take batches from one iterator, in order
         n_workers = min(len(batches), self.options.concurrency * (2 if size == 1 else 1))
-        await asyncio.gather(*(self._worker(shared) for _ in range(n_workers)))
+        workers = [asyncio.ensure_future(self._worker(shared)) for _ in range(n_workers)]
+        try:
+            await asyncio.gather(*workers)
+        finally:  # one worker's error (the circuit breaker) or a cancel stops them all
+            for worker in workers:
+                worker.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
 
     async def _worker(self, batches: Iterator[list[_Item]]) -> None:
         for batch in batches:

@@ -20,6 +20,12 @@ class RunOptions:
 
     ``request_timeout`` guards each API request (backends with ``batch_size == 1``); local
     batch backends get no outer time-out. ``seed`` seeds the retry jitter and is recorded.
+    ``max_connection_failures`` consecutive failures to connect at all stop the run (the
+    circuit breaker). ``limit`` keeps the first N items; ``sample`` a seeded sample of N
+    items stratified by the task's first label (relation, category); both make a partial run.
+    ``max_wait`` caps every single wait (a server's Retry-After, a rate limit); limits that
+    would need longer waits are refused at start. An answer longer than ``max_answer_chars``
+    is cut and its item recorded as failed, saying so.
     """
 
     scoring: Literal["generate", "logprob"] = "generate"
@@ -38,6 +44,10 @@ class RunOptions:
     retry_initial_wait: float = 0.5
     retry_max_wait: float = 30.0
     second_stage_max_new_tokens: int = 32
+    max_connection_failures: int = 8
+    sample: int | None = None
+    max_wait: float = 120.0
+    max_answer_chars: int = 200_000
 
     def validate(self) -> None:
         """Raise ``UsageError`` naming the first option with an impossible value."""
@@ -47,6 +57,16 @@ class RunOptions:
             ("max_retries", self.max_retries >= 0, "0 or more"),
             ("request_timeout", self.request_timeout > 0, "positive"),
             ("limit", self.limit is None or self.limit >= 0, "0 or more"),
+            ("sample", self.sample is None or self.sample >= 1, "at least 1"),
+            ("max_connection_failures", self.max_connection_failures >= 1, "at least 1"),
+            ("max_wait", self.max_wait > 0 and not math.isinf(self.max_wait), "positive"),
+            ("max_answer_chars", self.max_answer_chars >= 1, "at least 1"),
+            (
+                "requests_per_minute",
+                _fits(self.requests_per_minute, self.max_wait),
+                f"at least {60 / max(self.max_wait, 1e-9):g} (one request per max_wait "
+                f"of {self.max_wait:g} s)",
+            ),
             ("requests_per_minute", _positive_or_none(self.requests_per_minute), "positive"),
             ("tokens_per_minute", _positive_or_none(self.tokens_per_minute), "positive"),
             ("params.max_new_tokens", self.params.max_new_tokens >= 1, "at least 1"),
@@ -77,9 +97,9 @@ class RunOptions:
             if known.get("cache_path") is not None:
                 known["cache_path"] = Path(known["cache_path"])
             options = cls(params=GenerationParams(**params), **known)
-        except TypeError as error:
+            options.validate()
+        except (TypeError, ValueError) as error:
             raise UsageError(f"bad run options: {error}") from None
-        options.validate()
         return options
 
 
@@ -91,6 +111,14 @@ def with_task_length(options: RunOptions, task: Task) -> RunOptions:
     """
     params = dataclasses.replace(options.params, max_new_tokens=task.max_new_tokens)
     return dataclasses.replace(options, params=params)
+
+
+def _fits(per_minute: float | None, max_wait: float) -> bool:
+    """Whether one request fits in ``max_wait`` at ``per_minute`` (a bad rate is refused by
+    its own check)."""
+    if per_minute is None or not per_minute > 0 or not max_wait > 0:
+        return True
+    return 60 / per_minute <= max_wait
 
 
 def _positive_or_none(value: float | None) -> bool:
@@ -111,7 +139,10 @@ FLAT_RUN_OPTIONS = (
     "use_cache",
     "refresh",
     "limit",
+    "sample",
     "show_progress",
+    "max_wait",
+    "max_answer_chars",
 )
 """The run options by the one name each has on the command line, in sweep files and here."""
 

@@ -15,18 +15,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import os
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from relreason.errors import UsageError
+from relreason.errors import (
+    DataError,
+    ServerUnreachableError,
+    UsageError,
+)
 from relreason.files import atomic_write_json
 from relreason.models.base import ModelBackend
 from relreason.paths import CACHE_DIR_ENV, default_cache_path
 from relreason.records import (
     MANIFEST,
+    RECORDS,
     SUMMARY,
+    Manifest,
     RecordWriter,
     RunSummary,
     format_summary,
@@ -35,21 +43,40 @@ from relreason.records import (
     summarize,
     write_sorted_records,
 )
+from relreason.redact import scrub_secrets
 from relreason.run.cache import ResponseCache
 from relreason.run.calls import CallPath
 from relreason.run.context import task_context
 from relreason.run.cost import estimate_cost, load_prices
-from relreason.run.events import Event
-from relreason.run.folder import check_capabilities, new_manifest, prepare_folder, run_config
+from relreason.run.events import Event, ItemFinished
+from relreason.run.folder import (
+    check_capabilities,
+    make_folder,
+    new_manifest,
+    prepare_folder,
+    run_config,
+    versions,
+)
 from relreason.run.items import ItemPath
+from relreason.run.lock import RunLock
+from relreason.run.loop import run_coroutine
 from relreason.run.options import RunOptions
 from relreason.run.progress import RunProgress
-from relreason.types import EvalItem
+from relreason.run.selection import select_items
+from relreason.run.stops import check_indices, check_limits, resume_command, stopped_error
+from relreason.run.warnings import warn
 from relreason.types import Task as EvalTask
 
 
-def _selected(task: EvalTask, options: RunOptions) -> tuple[EvalItem, ...]:
-    return task.items if options.limit is None else task.items[: options.limit]
+def _open_cache(options: RunOptions) -> ResponseCache | None:
+    if not options.use_cache:
+        return None
+    path = options.cache_path or default_cache_path()
+    try:
+        return ResponseCache(path)
+    except UsageError as error:
+        warn(f"{error}; the run goes on without the cache")
+        return None
 
 
 async def arun_task(
@@ -62,32 +89,60 @@ async def arun_task(
     data_dir: Path | None = None,
     progress: RunProgress | None = None,
     prices_file: Path | None = None,
+    rerun_changed: bool = False,
 ) -> RunSummary:
     """Run ``task`` on ``backend`` into the run folder ``out_dir``; return its summary.
 
     An existing run folder of the same configuration is continued (finished items are kept,
-    failed and missing ones are redone). Raises ``UsageError`` for bad options, a scoring the
-    backend cannot do (before any folder is written), an unwritable or foreign folder, or a run
-    folder of another configuration; ``DataError`` for a corrupt one.
+    failed and missing ones are redone); one of another configuration (other items, reader,
+    model, servers, parameters) is refused naming what changed, or started again when
+    ``rerun_changed``. One process at a time may write a folder (``RunLock``). Raises
+    ``UsageError`` for bad options, a scoring the backend cannot do (before any folder is
+    written), an unwritable, locked or foreign folder, or a disk error while writing;
+    ``DataError`` for a corrupt one; ``ServerUnreachableError`` when the circuit breaker stops
+    the run; ``InterruptedRunError`` when it is cancelled (Ctrl-C, SIGTERM). In every case what
+    finished is kept and the manifest says how the run ended.
     """
     options.validate()
     check_capabilities(backend, options)
+    check_limits(task, options)
     out_dir = Path(out_dir)
     model_options = dict(model_options or {})
     config = run_config(task, backend, options)
     fresh = new_manifest(task, backend, options, model_options, data_dir, config)
-    manifest = prepare_folder(out_dir, config, fresh)
-    selected = _selected(task, options)
-    manifest.begin_session(options.to_json(), len(selected))
-    atomic_write_json(out_dir / MANIFEST, manifest.to_json())
-    prices = load_prices(prices_file)
+    make_folder(out_dir)
+    with RunLock(out_dir):
+        manifest = prepare_folder(out_dir, config, fresh, rerun_changed=rerun_changed)
+        return await _run_locked(
+            task, backend, out_dir, options, manifest, data_dir, progress, prices_file
+        )
 
-    records = load_records(out_dir, repair=True)
+
+async def _run_locked(
+    task: EvalTask,
+    backend: ModelBackend,
+    out_dir: Path,
+    options: RunOptions,
+    manifest: Manifest,
+    data_dir: Path | None,
+    progress: RunProgress | None,
+    prices_file: Path | None,
+) -> RunSummary:
+    selected = select_items(task, options)
+    prices = load_prices(prices_file)
+    records = load_records(out_dir, repair=True)  # a damaged folder is refused untouched
+    check_indices(records, task, out_dir)
+    manifest.begin_session(
+        options.to_json(),
+        len(selected),
+        command=[scrub_secrets(a) for a in sys.argv],
+        versions=versions(),
+        pid=os.getpid(),
+    )
+    atomic_write_json(out_dir / MANIFEST, manifest.to_json())
     done = {i for i, r in records.items() if r.get("status") != "failed"}
     todo = [item for item in selected if item.index not in done]
-    cache = None
-    if options.use_cache:
-        cache = ResponseCache(options.cache_path or default_cache_path())
+    cache = _open_cache(options)
     own_progress = progress is None
     display = progress or RunProgress(enabled=options.show_progress)
     finished = [records[i] for i in (it.index for it in selected) if i in done]
@@ -98,46 +153,71 @@ async def arun_task(
         correct=sum(bool(r.get("correct")) for r in finished),
     )
     started = time.monotonic()
-    writer = RecordWriter(out_dir)
+    try:
+        writer = RecordWriter(out_dir)
+    except OSError as error:
+        raise UsageError(f"cannot write {out_dir / RECORDS}: {error.strerror or error}") from None
 
     def emit(event: Event) -> None:
         display.event(progress_id, event)
 
     calls = CallPath(backend, options, cache, emit)
     items = ItemPath(task, options, calls, writer, records, emit)
+    stop: BaseException | None = None
     try:
         await items.run(todo)
         if task.follow_up is not None:
             for index in await _follow_up(task, records, options, cache):
                 items.lines.pop(index, None)  # re-serialised by the sorted rewrite below
+    except (asyncio.CancelledError, KeyboardInterrupt, ServerUnreachableError, OSError) as error:
+        stop = error
     finally:
-        writer.close()
-        with contextlib.suppress(Exception):
-            calls.flush()
-        if cache is not None:
-            cache.close()
+        with contextlib.suppress(OSError):
+            writer.close()
+        calls.close_cache()
         if own_progress:
             display.close()
 
-    write_sorted_records(out_dir, records.values(), items.lines)
-    selected_done = all(item.index in records for item in selected)
+    selected_records = [records[it.index] for it in selected if it.index in records]
+    selected_done = len(selected_records) == len(selected)
+    # no room for a sorted copy: the appended file is whole, keep it as it is
+    with contextlib.suppress(UsageError):
+        write_sorted_records(out_dir, records.values(), items.lines)
     summary = summarize(
-        records.values(),
+        selected_records,
         out_dir=out_dir,
         task=task.name,
         model=backend.spec,
         cost_usd=None,
-        complete=selected_done,
+        complete=selected_done and stop is None,
         elapsed_s=round(time.monotonic() - started, 3),
         group_by=task.group_by or None,
     )
+    summary.partial = len(selected) < len(task.items)
+    summary.n_task = len(task.items)
     summary.cost_usd = estimate_cost(
         backend.spec, summary.usage["prompt_tokens"], summary.usage["completion_tokens"], prices
     )
-    summary.context = task_context(task, records.values())
-    atomic_write_json(out_dir / SUMMARY, summary.to_json())
-    manifest.end_session(complete=selected_done, usage=summary.usage, cost_usd=summary.cost_usd)
-    atomic_write_json(out_dir / MANIFEST, manifest.to_json())
+    summary.context = task_context(task, selected_records)
+    status: Any = None
+    if isinstance(stop, ServerUnreachableError):
+        status = "failed"
+    elif stop is not None:
+        status = "interrupted"
+    try:
+        atomic_write_json(out_dir / SUMMARY, summary.to_json())
+        manifest.end_session(
+            complete=selected_done and stop is None,
+            usage=summary.usage,
+            cost_usd=summary.cost_usd,
+            status=status,
+        )
+        atomic_write_json(out_dir / MANIFEST, manifest.to_json())
+    except UsageError as error:
+        if stop is None:
+            stop = OSError(str(error))
+    if stop is not None:
+        raise stopped_error(stop, summary, out_dir, data_dir, len(selected))
     if options.show_progress and own_progress:
         print(format_summary(summary))
     return summary
@@ -168,6 +248,7 @@ def run_task(
     data_dir: Path | None = None,
     prices_file: Path | None = None,
     close_backend: bool = True,
+    rerun_changed: bool = False,
 ) -> RunSummary:
     """Synchronous :func:`arun_task` (starts its own event loop; not for use inside one).
 
@@ -186,12 +267,13 @@ def run_task(
                 model_options=model_options,
                 data_dir=data_dir,
                 prices_file=prices_file,
+                rerun_changed=rerun_changed,
             )
         finally:
             if close_backend:
                 await backend.aclose()
 
-    return asyncio.run(run())
+    return run_coroutine(run())
 
 
 def _override(options: RunOptions, override: Mapping[str, Any] | None) -> RunOptions:
@@ -216,6 +298,7 @@ async def aresume_run(
     task: EvalTask | None = None,
     backend: ModelBackend | None = None,
     progress: RunProgress | None = None,
+    rerun_changed: bool = False,
 ) -> RunSummary:
     """Continue the run in ``out_dir`` as its manifest describes; return its summary.
 
@@ -227,7 +310,10 @@ async def aresume_run(
     out_dir = Path(out_dir)
     manifest = load_manifest(out_dir)
     spec = manifest.spec
-    model_options = dict(manifest.model.get("options") or {})
+    raw_options = manifest.model.get("options") or {}
+    if not isinstance(raw_options, Mapping):
+        raise DataError(str(out_dir / MANIFEST), "expected a mapping", field="model.options")
+    model_options = dict(raw_options)
     description = manifest.description
     options = RunOptions.from_json(manifest.options)
     options = _override(options, options_override)
@@ -250,6 +336,7 @@ async def aresume_run(
             model_options=model_options,
             data_dir=data_dir,
             progress=progress,
+            rerun_changed=rerun_changed,
         )
     finally:
         if own_backend:
@@ -263,6 +350,7 @@ def resume_run(
     options_override: Mapping[str, Any] | None = None,
     task: EvalTask | None = None,
     backend: ModelBackend | None = None,
+    rerun_changed: bool = False,
 ) -> RunSummary:
     """Synchronous :func:`aresume_run`; returns the run's summary, raises as it does.
 
@@ -277,12 +365,13 @@ def resume_run(
                 options_override=options_override,
                 task=task,
                 backend=backend,
+                rerun_changed=rerun_changed,
             )
         finally:
             if backend is not None:
                 await backend.aclose()
 
-    return asyncio.run(run())
+    return run_coroutine(run())
 
 
 __all__ = [
@@ -291,6 +380,7 @@ __all__ = [
     "aresume_run",
     "arun_task",
     "default_cache_path",
+    "resume_command",
     "resume_run",
     "run_config",
     "run_task",

@@ -16,7 +16,6 @@ is built before anything runs, so a bad setting fails at once, naming the file, 
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import re
@@ -33,9 +32,13 @@ from relreason.benchmarks.permute import permuted
 from relreason.errors import DataError, RelreasonError, UsageError
 from relreason.models.options import ModelOptions
 from relreason.records import is_run_folder, load_records, read_manifest
+from relreason.redact import scrub_secrets, strip_secret_options
+from relreason.run.loop import run_coroutine
 from relreason.run.options import RunOptions, run_options_from
 from relreason.run.progress import RunProgress
 from relreason.run.runner import arun_task
+from relreason.run.selection import select_items
+from relreason.run.sweep_yaml import load_yaml
 from relreason.types import Task
 
 _Strict = ConfigDict(extra="forbid")
@@ -105,6 +108,9 @@ class SweepOptions(BaseModel):
     use_cache: bool = True
     limit: int | None = Field(default=None, ge=0)
     permute: str | None = None
+    sample: int | None = Field(default=None, ge=1)
+    max_wait: float = Field(default=120.0, gt=0)
+    max_answer_chars: int = Field(default=200_000, ge=1)
 
     def run_options(self, show_progress: bool, task: Task | None = None) -> RunOptions:
         """Return the :class:`RunOptions` these options stand for (the task's own generation
@@ -170,14 +176,7 @@ def load_sweep(path: Path) -> SweepFile:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"cannot read the sweep file {path}: {error}") from None
-    try:
-        data = yaml.safe_load(text)
-        root = yaml.compose(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else None
-        problem = getattr(error, "problem", None) or str(error)
-        raise DataError(str(path), f"not valid YAML: {problem}", item=where) from None
+    data, root = load_yaml(text, str(path))
     if not isinstance(data, dict):
         raise DataError(str(path), "expected a mapping with out, models and runs")
     try:
@@ -189,7 +188,9 @@ def load_sweep(path: Path) -> SweepFile:
         line = _line_of(root, loc)
         raise DataError(
             str(path),
-            first["msg"] + (f" (got {first['input']!r})" if "input" in first else ""),
+            scrub_secrets(
+                first["msg"] + (f" (got {first['input']!r:.200})" if "input" in first else "")
+            ),
             item=None if line is None else f"line {line}",
             field=shown or None,
         ) from None
@@ -292,27 +293,70 @@ def _finished(out_dir: Path, n_items: int) -> bool:
     return len(records) >= n_items and all(r.get("status") != "failed" for r in records.values())
 
 
+def _changes(run: PlannedRun, options: RunOptions) -> list[str]:
+    """What differs between a finished cell's folder and what the sweep asks now (the items,
+    reader, parameters, model and its options; servers are checked when a cell runs)."""
+    from relreason.run.folder import differences
+    from relreason.run.selection import items_fingerprint, reader_name
+
+    manifest = read_manifest(run.out_dir)
+    now = {
+        "benchmark": run.task.benchmark,
+        "task": run.task.name,
+        "description": json.loads(json.dumps(dict(run.task.description), default=str)),
+        "items": items_fingerprint(run.task.items),
+        "reader": reader_name(run.task),
+        "model": run.model.spec,
+        "scoring": options.scoring,
+        "params": options.to_json()["params"],
+    }
+    changed = differences(manifest.get("config") or {}, now)
+    recorded = (manifest.get("model") or {}).get("options") or {}
+    wanted = json.loads(json.dumps(strip_secret_options(run.model.options()), default=str))
+    if recorded != wanted:
+        changed.append("model options")
+    selection = manifest.get("selection") or {}
+    if selection and (selection.get("limit"), selection.get("sample")) != (
+        options.limit,
+        options.sample,
+    ):
+        changed.append("limit/sample")
+    return changed
+
+
 async def _arun_sweep(
     planned: Sequence[PlannedRun],
     sweep_options: SweepOptions,
     data_dir: Path | None,
     show: bool,
+    rerun_changed: bool = False,
 ) -> None:
     from relreason.models.registry import load_backend
 
-    limit = sweep_options.limit
-    sizes = [len(p.task.items) if limit is None else min(limit, len(p.task.items)) for p in planned]
+    options = [sweep_options.run_options(show_progress=False, task=p.task) for p in planned]
+    sizes = [len(select_items(p.task, o)) for p, o in zip(planned, options, strict=True)]
+    stale = {}
+    for run, run_options, size in zip(planned, options, sizes, strict=True):
+        if _finished(run.out_dir, size):
+            changed = _changes(run, run_options)
+            if changed:
+                stale[run.out_dir] = changed
+    if stale and not rerun_changed:
+        shown = "; ".join(f"{folder} ({', '.join(c)})" for folder, c in list(stale.items())[:5])
+        raise UsageError(
+            f"{len(stale)} finished run(s) of this sweep were made with other items, model or "
+            f"options: {shown}; rerun them with --rerun-changed, or use another out folder"
+        )
     backends: dict[str, Any] = {}
     with RunProgress(enabled=show, overall=sum(sizes)) as progress:
         try:
-            for run, size in zip(planned, sizes, strict=True):
-                if _finished(run.out_dir, size):
+            for run, run_options, size in zip(planned, options, sizes, strict=True):
+                if run.out_dir not in stale and _finished(run.out_dir, size):
                     progress.add_overall(size)
                     continue
                 key = json.dumps(run.model.model_dump(), sort_keys=True)
                 if key not in backends:
                     backends[key] = load_backend(run.model.spec, **run.model.options())
-                run_options = sweep_options.run_options(show_progress=False, task=run.task)
                 await arun_task(
                     run.task,
                     backends[key],
@@ -321,6 +365,7 @@ async def _arun_sweep(
                     model_options=run.model.manifest_options(),
                     data_dir=data_dir,
                     progress=progress,
+                    rerun_changed=rerun_changed,
                 )
         finally:
             for backend in backends.values():
@@ -333,17 +378,20 @@ def run_sweep(
     data_dir: Path | None = None,
     show_progress: bool = True,
     out: Path | None = None,
+    rerun_changed: bool = False,
 ) -> SweepResult:
     """Run every run of the sweep file that is not complete yet; return the results table.
 
-    ``out`` overrides the file's ``out``. Raises ``DataError``/``UsageError`` for a bad sweep
-    file (before anything runs) and whatever a run raises.
+    ``out`` overrides the file's ``out``. A finished cell whose items, model or options changed
+    is refused (``UsageError`` naming them) unless ``rerun_changed``: then it is run again.
+    Raises ``DataError``/``UsageError`` for a bad sweep file (before anything runs) and
+    whatever a run raises.
     """
     sweep = load_sweep(path)
     if out is not None:
         sweep.out = out
     planned = plan_sweep(sweep, path=Path(path), data_dir=data_dir)
-    asyncio.run(_arun_sweep(planned, sweep.options, data_dir, show_progress))
+    run_coroutine(_arun_sweep(planned, sweep.options, data_dir, show_progress, rerun_changed))
     from relreason.analysis.runs_table import collect
 
     return SweepResult(collect(sweep.out))
