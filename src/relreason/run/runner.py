@@ -48,7 +48,7 @@ from relreason.run.cache import ResponseCache
 from relreason.run.calls import CallPath
 from relreason.run.context import task_context
 from relreason.run.cost import estimate_cost, load_prices
-from relreason.run.events import Event, ItemFinished
+from relreason.run.events import Event
 from relreason.run.folder import (
     check_capabilities,
     make_folder,

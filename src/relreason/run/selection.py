@@ -86,11 +86,13 @@ def items_fingerprint(items: Iterable[EvalItem]) -> str:
 
 
 def reader_name(task: Task) -> str:
-    """The task's reader as ``module.qualname`` (its options are in the task description)."""
-    scorer = task.scorer
+    """The task's reader: its rule's name (``sound``, ``official:gpt-chat``, ``robust``,
+    ``paper``) and the function behind it as ``module.qualname`` (a ``functools.partial`` is
+    named by its function; its options are in the task description)."""
+    scorer = getattr(task.scorer, "func", task.scorer)
     module = getattr(scorer, "__module__", None) or type(scorer).__module__
     name = getattr(scorer, "__qualname__", None) or type(scorer).__qualname__
-    return f"{module}.{name}"
+    return f"{task.reader}: {module}.{name}"
 
 
 def servers_of(description: Mapping[str, Any]) -> list[str]:
