@@ -1,0 +1,332 @@
+"""Prefix-tree log-likelihood scoring for causal transformers models.
+
+The rows of a whole task (see ``hf_choices.Row``) are put into a radix tree of their token
+sequences: each node is a run of tokens shared by every row below it. The tree is run
+depth-first: a node's key/value cache is computed once, on top of its parent's, and kept only
+while its subtree runs; siblings go through the model together (right-padded, so no attention
+mask is needed: a causal token never attends to the padding after it). The output layer
+(``lm_head``) and the log-softmax are computed only at the positions whose log-probabilities are
+read, not at every position. The cache of the tree's trunk (the tokens every row shares) is kept
+between calls, so that consecutive calls on one task share it too.
+
+Results equal the one-row-at-a-time computation up to float rounding (about 1e-5 in float32).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from transformers import DynamicCache
+
+from relreason.models.hf_choices import (
+    KV,
+    PrefixStats,
+    Row,
+    _cache_kwarg,
+    _kv_of,
+    common_prefix_len,
+)
+
+# Config attributes that change logits after the output layer; with any of them set the model
+# is run whole (its logits kept at every position) instead of body + output layer.
+_LOGIT_TRANSFORMS = ("final_logit_softcapping", "logit_scale", "logits_scaling")
+
+
+@dataclass
+class Read:
+    """One log-probability to read: the logits at ``pos`` scored against token ``target``."""
+
+    pos: int
+    target: int
+    slot: int
+
+
+@dataclass
+class Node:
+    """A run of tokens starting at absolute position ``start``, shared by all rows below it."""
+
+    start: int
+    tokens: list[int] = field(default_factory=list)
+    reads: list[Read] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
+
+    @property
+    def end(self) -> int:
+        """Absolute position just past the node's last token."""
+        return self.start + len(self.tokens)
+
+
+@dataclass
+class TreeStats:
+    """Counters: tokens in the rows vs tokens run through the model, passes, positions read."""
+
+    row_tokens: int = 0
+    computed_tokens: int = 0
+    forward_passes: int = 0
+    read_positions: int = 0
+    memo_hits: int = 0
+
+
+def _lcp_from(a: Sequence[int], b: Sequence[int], start: int) -> int:
+    """Length of the common prefix of ``a`` and ``b``, given that ``start`` tokens agree."""
+    n = min(len(a), len(b))
+    i = start
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def build_tree(seqs: Sequence[Sequence[int]], reads: Sequence[Sequence[Read]]) -> Node:
+    """Return the radix tree of ``seqs``; each read goes to the node holding its position.
+
+    The root holds the longest prefix common to every sequence (possibly empty); a child
+    starts where its sequences first differ from their siblings'. ``reads[i]`` are sequence
+    ``i``'s reads, with ``0 <= pos < len(seqs[i])``.
+    """
+    root = Node(0)
+    if not seqs:
+        return root
+    order = sorted(range(len(seqs)), key=lambda i: list(seqs[i]))
+    stack: list[tuple[Node, int, int]] = [(root, 0, len(order))]
+    while stack:
+        node, lo, hi = stack.pop()
+        first, last = seqs[order[lo]], seqs[order[hi - 1]]
+        end = _lcp_from(first, last, node.start)  # sorted: the group's LCP is first vs last
+        node.tokens = list(first[node.start : end])
+        for k in range(lo, hi):
+            node.reads.extend(r for r in reads[order[k]] if node.start <= r.pos < end)
+        k = lo
+        while k < hi and len(seqs[order[k]]) == end:
+            k += 1
+        while k < hi:
+            token, g = seqs[order[k]][end], k
+            while g < hi and seqs[order[g]][end] == token:
+                g += 1
+            child = Node(end)
+            node.children.append(child)
+            stack.append((child, k, g))
+            k = g
+    return root
+
+
+def rows_to_reads(rows: Sequence[Row]) -> tuple[list[list[Read]], list[tuple[int, str]]]:
+    """Each row's reads and the (row index, label) that each accumulator slot sums.
+
+    A continuation of ``k`` tokens is read off the row's last ``k`` positions, as lm-eval does.
+    Raises ValueError if a continuation is longer than its row.
+    """
+    reads: list[list[Read]] = []
+    slots: list[tuple[int, str]] = []
+    for j, row in enumerate(rows):
+        n = len(row.tokens)
+        mine = []
+        for label, ids in row.targets.items():
+            if not ids or len(ids) > n:
+                raise ValueError(f"continuation of {len(ids)} tokens on a row of {n}")
+            slot = len(slots)
+            slots.append((j, label))
+            mine.extend(Read(n - len(ids) + t, tok, slot) for t, tok in enumerate(ids))
+        reads.append(mine)
+    return reads, slots
+
+
+class TreeRunner:
+    """Runs a prefix tree through a causal LM and sums the log-probabilities it reads.
+
+    ``head_only`` computes the output layer at the read positions only (else at every
+    position, as lm-eval does; kept to measure what it saves). ``pad_id`` fills right padding.
+    """
+
+    def __init__(self, model: Any, batch_size: int, pad_id: int = 0, head_only: bool = True):
+        self.model = model
+        self.batch_size = max(1, batch_size)
+        self.pad_id = pad_id
+        self.stats = TreeStats()
+        config = model.config
+        split = all(getattr(config, a, None) in (None, 1, 1.0) for a in _LOGIT_TRANSFORMS)
+        head = model.get_output_embeddings() if split else None
+        prefix = getattr(model, "base_model_prefix", "")
+        body = getattr(model, prefix, None) if prefix else None
+        self.split = bool(split and head is not None and body is not None and body is not model)
+        self.body: Any = body if self.split else model
+        self.head: Any = head if self.split else None
+        self.head_only = head_only and self.split
+        self.cache_name = _cache_kwarg(self.body)
+        self.trunk: tuple[list[int], KV] = ([], [])
+
+    def clear(self) -> None:
+        """Forget the stored trunk cache (returns nothing)."""
+        self.trunk = ([], [])
+
+    def run(self, root: Node, n_slots: int) -> list[float]:
+        """Run the tree rooted at ``root``; return the summed log-probability of every slot."""
+        acc = [0.0] * n_slots
+        stored_tokens, stored_kv = self.trunk
+        m = common_prefix_len(stored_tokens, root.tokens)
+        if root.reads:
+            m = min(m, min(r.pos for r in root.reads))
+        past = [(k[..., :m, :], v[..., :m, :]) for k, v in stored_kv] if m > 0 else []
+        trunk = Node(m, root.tokens[m:], root.reads, root.children)
+        stack: list[tuple[KV, int, list[Node]]] = [(past, m, [trunk])]
+        with torch.inference_mode():
+            while stack:
+                parent_kv, parent_len, chunk = stack.pop()
+                if chunk[0] is trunk and not trunk.tokens:
+                    kvs: list[KV | None] = [past]
+                else:
+                    kvs = self._chunk(parent_kv, parent_len, chunk, acc, keep_all=chunk[0] is trunk)
+                if chunk[0] is trunk and root.tokens:
+                    kv = kvs[0]
+                    assert kv is not None
+                    self.trunk = (list(root.tokens), kv)
+                todo = [(kv, node) for kv, node in zip(kvs, chunk, strict=True) if node.children]
+                for kv, node in reversed(todo):
+                    assert kv is not None
+                    children = sorted(node.children, key=lambda c: -len(c.tokens))
+                    groups = [
+                        children[i : i + self.batch_size]
+                        for i in range(0, len(children), self.batch_size)
+                    ]
+                    stack.extend((kv, node.end, g) for g in reversed(groups))
+        return acc
+
+    def _chunk(
+        self, parent_kv: KV, parent_len: int, nodes: list[Node], acc: list[float], keep_all: bool
+    ) -> list[KV | None]:
+        """Run sibling ``nodes`` on top of ``parent_kv``; add their reads into ``acc``.
+
+        Returns each node's own key/value cache (batch 1) when it has children or
+        ``keep_all``, else None.
+        """
+        device = self.model.device
+        batch = len(nodes)
+        width = max(len(n.tokens) for n in nodes)
+        ids = torch.full((batch, width), self.pad_id, dtype=torch.long)
+        for i, n in enumerate(nodes):
+            ids[i, : len(n.tokens)] = torch.tensor(n.tokens, dtype=torch.long)
+        positions = torch.arange(parent_len, parent_len + width)[None, :].expand(batch, width)
+        cache = DynamicCache(
+            [(k.expand(batch, -1, -1, -1), v.expand(batch, -1, -1, -1)) for k, v in parent_kv]
+        ) if parent_kv else DynamicCache()
+        out = self.body(
+            input_ids=ids.to(device),
+            position_ids=positions.to(device),
+            use_cache=True,
+            **{self.cache_name: cache},
+        )
+        self.stats.forward_passes += 1
+        self.stats.computed_tokens += sum(len(n.tokens) for n in nodes)
+        rows, cols, targets, slots = [], [], [], []
+        for i, n in enumerate(nodes):
+            for r in n.reads:
+                rows.append(i)
+                cols.append(r.pos - n.start)
+                targets.append(r.target)
+                slots.append(r.slot)
+        if rows:
+            self.stats.read_positions += len(rows)
+            picked = self._logprobs(out, rows, cols, targets)
+            for slot, value in zip(slots, picked, strict=True):
+                acc[slot] += value
+        kv_all = _kv_of(out, self.cache_name)
+        result: list[KV | None] = []
+        for i, n in enumerate(nodes):
+            if n.children or keep_all:
+                own = [(k[i : i + 1, :, : n.end, :], v[i : i + 1, :, : n.end, :]) for k, v in kv_all]
+                result.append([(k.clone(), v.clone()) for k, v in own] if batch > 1 else own)
+            else:
+                result.append(None)
+        return result
+
+    def _logprobs(
+        self, out: Any, rows: list[int], cols: list[int], targets: list[int]
+    ) -> list[float]:
+        """Log-probabilities of ``targets`` at (row, col) of the pass's output."""
+        r = torch.tensor(rows, device=self.model.device)
+        c = torch.tensor(cols, device=self.model.device)
+        t = torch.tensor(targets, device=self.model.device)
+        if not self.split:
+            logits = out.logits[r, c]
+        elif self.head_only:
+            logits = self.head(out.last_hidden_state[r, c])
+        else:
+            logits = self.head(out.last_hidden_state)[r, c]
+        logprobs = torch.log_softmax(logits.float(), dim=-1)
+        return [float(x) for x in logprobs[torch.arange(len(rows)), t].tolist()]
+
+
+class PrefixTreeScorer:
+    """Scores ``Row``s through a prefix tree; ``prepare`` scores a whole task ahead of time.
+
+    ``prepare(rows)`` runs all of a task's rows as one tree and keeps each result until a
+    later ``score`` asks for that row (then it is dropped); rows not prepared are run as a tree
+    of their own (still reusing the trunk cache of the previous call). ``prefix_stats``, when
+    given, also counts row tokens served from a cache (reused) vs run (computed).
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        batch_size: int,
+        pad_id: int = 0,
+        head_only: bool = True,
+        prefix_stats: PrefixStats | None = None,
+    ):
+        self.runner = TreeRunner(model, batch_size, pad_id, head_only)
+        self.prefix_stats = prefix_stats
+        self.memo: dict[tuple[tuple[int, ...], tuple[int, ...]], float] = {}
+
+    @property
+    def stats(self) -> TreeStats:
+        """The runner's counters."""
+        return self.runner.stats
+
+    def clear(self) -> None:
+        """Drop prepared results and the trunk cache (returns nothing)."""
+        self.memo.clear()
+        self.runner.clear()
+
+    def _run(self, rows: Sequence[Row]) -> list[dict[str, float]]:
+        reads, slots = rows_to_reads(rows)
+        root = build_tree([r.tokens for r in rows], reads)
+        row_tokens = sum(len(r.tokens) for r in rows)
+        self.stats.row_tokens += row_tokens
+        before = self.stats.computed_tokens
+        acc = self.runner.run(root, len(slots))
+        if self.prefix_stats is not None:
+            computed = self.stats.computed_tokens - before
+            self.prefix_stats.computed_tokens += computed
+            self.prefix_stats.reused_tokens += max(row_tokens - computed, 0)
+        results: list[dict[str, float]] = [{} for _ in rows]
+        for (j, label), value in zip(slots, acc, strict=True):
+            results[j][label] = value
+        return results
+
+    def prepare(self, rows: Sequence[Row]) -> None:
+        """Score ``rows`` now (one tree) and keep the results for later ``score`` calls."""
+        for row, result in zip(rows, self._run(rows), strict=True):
+            key = tuple(row.tokens)
+            for label, value in result.items():
+                self.memo[key, tuple(row.targets[label])] = value
+
+    def score(self, rows: Sequence[Row]) -> list[dict[str, float]]:
+        """Return, per row, label -> summed log-probability of its continuation tokens."""
+        results: list[dict[str, float] | None] = []
+        missing: list[int] = []
+        for j, row in enumerate(rows):
+            key = tuple(row.tokens)
+            keys = {label: (key, tuple(ids)) for label, ids in row.targets.items()}
+            if all(k in self.memo for k in keys.values()):
+                results.append({label: self.memo.pop(k) for label, k in keys.items()})
+                self.stats.memo_hits += 1
+            else:
+                results.append(None)
+                missing.append(j)
+        if missing:
+            fresh = self._run([rows[j] for j in missing])
+            for j, result in zip(missing, fresh, strict=True):
+                results[j] = result
+        return [r if r is not None else {} for r in results]
