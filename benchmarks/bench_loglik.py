@@ -218,7 +218,9 @@ def loglik_section(task: str, label: str, args: argparse.Namespace, lines: list[
     """Run lm-eval and every mode on one task; append a Markdown table to ``lines``."""
     limit = args.limit
     lm = spawn("lmeval", task, args.lm_batch, limit, args.data)
-    runs = {mode: spawn(mode, task, args.batch, limit, args.data) for mode in MODES if mode != "plain"}
+    runs = {
+        mode: spawn(mode, task, args.batch, limit, args.data) for mode in MODES if mode != "plain"
+    }
     check = args.check_items if limit is None else min(args.check_items, limit)
     plain = spawn("plain", task, args.batch, check, args.data)
     lm_rate = lm["items"] / lm["seconds"]
@@ -256,7 +258,9 @@ def cot_section(args: argparse.Namespace, lines: list[str]) -> None:
     stripped = sum(
         a.strip() == b.strip() for a, b in zip(ours["outputs"], lm["outputs"], strict=True)
     )
-    diffs = [i for i, (a, b) in enumerate(zip(ours["outputs"], lm["outputs"], strict=True)) if a != b]
+    diffs = [
+        i for i, (a, b) in enumerate(zip(ours["outputs"], lm["outputs"], strict=True)) if a != b
+    ]
     lm_rate, rate = lm["items"] / lm["seconds"], ours["items"] / ours["seconds"]
     lines += [
         f"\n### ConvRe re2text setting 8, chain of thought ({n} items, {COT_TOKENS} new tokens,"

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from relreason.models.hf import HFBackend
 from relreason.models.hf_choices import CausalScorer, Row, run_rows
 from relreason.models.hf_prefix_tree import Node, PrefixTreeScorer, Read, build_tree, rows_to_reads
-from relreason.types import ChoiceRequest
+from relreason.types import ChoiceRequest, Response
 
 TOLERANCE = 1e-4
 
@@ -150,10 +150,10 @@ def _assert_close(a: list[dict[str, float]], b: list[dict[str, float]]) -> float
     return worst
 
 
-def _scores(responses: list) -> list[dict[str, float]]:  # type: ignore[type-arg]
+def _scores(responses: list[Response]) -> list[dict[str, float]]:
     for r in responses:
         assert r.error is None, r.error
-    return [dict(r.choice_logprobs) for r in responses]
+    return [dict(r.choice_logprobs or {}) for r in responses]
 
 
 @pytest.mark.model
@@ -188,7 +188,8 @@ def test_prepared_task_is_served_from_memory_and_equals_the_plain_backend(
         got += _scores(asyncio.run(backend.score_choices(requests[i : i + 5])))
     _assert_close(got, want)
     assert backend._tree.stats.computed_tokens == computed, "nothing is run twice"
-    assert backend._tree.stats.memo_hits == len(_rows(plain, requests)) - 1  # one duplicate
+    assert backend._tree.stats.memo_hits == len(_rows(plain, requests))  # the duplicate too
+    assert not backend._tree.memo, "every prepared result was served once"
     assert backend.prefix is not None and backend.prefix.stats.reused_tokens > 0
 
 

@@ -122,7 +122,7 @@ def rows_to_reads(rows: Sequence[Row]) -> tuple[list[list[Read]], list[tuple[int
     slots: list[tuple[int, str]] = []
     for j, row in enumerate(rows):
         n = len(row.tokens)
-        mine = []
+        mine: list[Read] = []
         for label, ids in row.targets.items():
             if not ids or len(ids) > n:
                 raise ValueError(f"continuation of {len(ids)} tokens on a row of {n}")
@@ -208,9 +208,13 @@ class TreeRunner:
         for i, n in enumerate(nodes):
             ids[i, : len(n.tokens)] = torch.tensor(n.tokens, dtype=torch.long)
         positions = torch.arange(parent_len, parent_len + width)[None, :].expand(batch, width)
-        cache = DynamicCache(
-            [(k.expand(batch, -1, -1, -1), v.expand(batch, -1, -1, -1)) for k, v in parent_kv]
-        ) if parent_kv else DynamicCache()
+        cache = (
+            DynamicCache(
+                [(k.expand(batch, -1, -1, -1), v.expand(batch, -1, -1, -1)) for k, v in parent_kv]
+            )
+            if parent_kv
+            else DynamicCache()
+        )
         out = self.body(
             input_ids=ids.to(device),
             position_ids=positions.to(device),
@@ -235,7 +239,9 @@ class TreeRunner:
         result: list[KV | None] = []
         for i, n in enumerate(nodes):
             if n.children or keep_all:
-                own = [(k[i : i + 1, :, : n.end, :], v[i : i + 1, :, : n.end, :]) for k, v in kv_all]
+                own = [
+                    (k[i : i + 1, :, : n.end, :], v[i : i + 1, :, : n.end, :]) for k, v in kv_all
+                ]
                 result.append([(k.clone(), v.clone()) for k, v in own] if batch > 1 else own)
             else:
                 result.append(None)
@@ -277,7 +283,8 @@ class PrefixTreeScorer:
     ):
         self.runner = TreeRunner(model, batch_size, pad_id, head_only)
         self.prefix_stats = prefix_stats
-        self.memo: dict[tuple[tuple[int, ...], tuple[int, ...]], float] = {}
+        # (row tokens, continuation ids) -> [log-probability, rows still to be served]
+        self.memo: dict[tuple[tuple[int, ...], tuple[int, ...]], list[float]] = {}
 
     @property
     def stats(self) -> TreeStats:
@@ -310,7 +317,15 @@ class PrefixTreeScorer:
         for row, result in zip(rows, self._run(rows), strict=True):
             key = tuple(row.tokens)
             for label, value in result.items():
-                self.memo[key, tuple(row.targets[label])] = value
+                entry = self.memo.setdefault((key, tuple(row.targets[label])), [value, 0])
+                entry[1] += 1  # a duplicate request is served twice
+
+    def _take(self, key: tuple[tuple[int, ...], tuple[int, ...]]) -> float:
+        entry = self.memo[key]
+        entry[1] -= 1
+        if entry[1] <= 0:
+            del self.memo[key]
+        return entry[0]
 
     def score(self, rows: Sequence[Row]) -> list[dict[str, float]]:
         """Return, per row, label -> summed log-probability of its continuation tokens."""
@@ -320,7 +335,7 @@ class PrefixTreeScorer:
             key = tuple(row.tokens)
             keys = {label: (key, tuple(ids)) for label, ids in row.targets.items()}
             if all(k in self.memo for k in keys.values()):
-                results.append({label: self.memo.pop(k) for label, k in keys.items()})
+                results.append({label: self._take(k) for label, k in keys.items()})
                 self.stats.memo_hits += 1
             else:
                 results.append(None)
