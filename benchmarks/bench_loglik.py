@@ -40,21 +40,26 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = os.environ.get("RELREASON_DATA_DIR", str(REPO.parent / "shared" / "data"))
 TIE = 1e-4
 COT_TOKENS = 256
+MCR_STEP = 10
 MODES = {
     "plain": "unoptimised: no prefix reuse, logits at every position (the reference)",
     "batch-prefix": "before this change: shared prefix per batch of rows, logits at the end",
     "tree-call": "prefix tree per call (no prepare hook), trunk cache kept between calls",
     "tree-all-logits": "whole-task prefix tree (prepare hook), logits at every position",
-    "tree": "whole-task prefix tree (prepare hook), output layer only where read",
+    "tree-unpacked": "whole-task tree, output layer only where read, siblings as padded rows"
+    " (the parent's cache copied per row)",
+    "tree": "whole-task tree, output layer only where read, siblings packed into one row"
+    " (block attention mask)",
 }
 
 
 def requests_for(task: str, data: str, limit: int | None) -> list[tuple[str, dict[str, str]]]:
-    """(prompt, continuations) of ``task`` (convre1 | convre9 | convre8 | mcr), item order."""
+    """(prompt, continuations) of ``task`` (convre1 | convre9 | convre8 | mcr), item order;
+    MCR takes every ``MCR_STEP``-th question (a spread over the categories) before ``limit``."""
     if task == "mcr":
         from relreason.benchmarks.mcr import build_items as mcr_items
 
-        items = mcr_items("en", "zs", data_dir=data)
+        items = mcr_items("en", "zs", data_dir=data)[::MCR_STEP]
     else:
         from relreason.benchmarks.convre import build_items
 
@@ -77,9 +82,11 @@ def phase_ours_ll(reqs: list[tuple[str, dict[str, str]]], mode: str, batch: int)
         backend._tree = None  # the per-batch shared-prefix path of hf_choices
     if mode == "tree-all-logits" and backend._tree is not None:
         backend._tree.runner.head_only = False
+    if mode == "tree-unpacked" and backend._tree is not None:
+        backend._tree.runner.mask_kind = None
     requests = [ChoiceRequest(p, c) for p, c in reqs]
     started = time.perf_counter()
-    if mode in ("tree", "tree-all-logits"):
+    if mode in ("tree", "tree-all-logits", "tree-unpacked"):
         asyncio.run(backend.prepare_choices(requests))
     scores: list[dict[str, float]] = []
     for i in range(0, len(requests), batch):
@@ -214,13 +221,14 @@ def versions() -> str:
     return ", ".join(found)
 
 
-def loglik_section(task: str, label: str, args: argparse.Namespace, lines: list[str]) -> None:
-    """Run lm-eval and every mode on one task; append a Markdown table to ``lines``."""
+def loglik_section(
+    task: str, label: str, args: argparse.Namespace, lines: list[str], modes: list[str]
+) -> None:
+    """Run lm-eval and ``modes`` (and the unoptimised path on the first ``--check-items``)
+    on one task; append a Markdown table to ``lines``."""
     limit = args.limit
     lm = spawn("lmeval", task, args.lm_batch, limit, args.data)
-    runs = {
-        mode: spawn(mode, task, args.batch, limit, args.data) for mode in MODES if mode != "plain"
-    }
+    runs = {mode: spawn(mode, task, args.batch, limit, args.data) for mode in modes}
     check = args.check_items if limit is None else min(args.check_items, limit)
     plain = spawn("plain", task, args.batch, check, args.data)
     lm_rate = lm["items"] / lm["seconds"]
@@ -282,16 +290,23 @@ def report(args: argparse.Namespace) -> None:
     command = "python " + " ".join(shlex.quote(a) for a in sys.argv)
     print(f"start: {start}", flush=True)
     lines: list[str] = []
-    for task, label in (
-        ("convre1", "ConvRe re2text setting 1 (zero-shot), subset"),
-        ("convre9", "ConvRe re2text setting 9 (6-shot), subset"),
-        ("mcr", "MCR English zero-shot (zs), log-likelihood of the option letters"),
-    ):
-        if task in args.tasks:
-            loglik_section(task, label, args, lines)
-    if "convre8" in args.tasks:
-        cot_section(args, lines)
-    end = machine()
+    every = [m for m in MODES if m != "plain"]
+    for task in args.tasks:
+        if task == "convre8":
+            cot_section(args, lines)
+        elif task == "mcr":
+            label = f"MCR English zero-shot (zs), every {MCR_STEP}th question, option letters"
+            loglik_section(task, label, args, lines, ["batch-prefix", "tree"])
+        else:
+            label = f"ConvRe re2text setting {task[len('convre') :]}, 328-triple subset"
+            loglik_section(task, label, args, lines, every)
+        write(args, start, command, lines, machine())
+
+
+def write(
+    args: argparse.Namespace, start: dict[str, str], command: str, lines: list[str], end: Any
+) -> None:
+    """Write the results file (after every section, so a cut-short run keeps what it did)."""
     head = [
         "# Log-likelihood scoring and CoT generation: relreason vs lm-evaluation-harness\n",
         f"- Command: `{command}`",
@@ -313,7 +328,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--phase", choices=[*MODES, "lmeval", "ours"])
     parser.add_argument("--task", default="convre1")
-    parser.add_argument("--tasks", default="convre1,convre9,mcr,convre8")
+    parser.add_argument("--tasks", default="convre9,convre1,convre8,mcr")
     parser.add_argument("--batch", type=int, default=8, help="relreason's batch (runner calls)")
     parser.add_argument("--lm-batch", type=int, default=8, help="lm-eval's batch size")
     parser.add_argument("--limit", type=int, default=None, help="first N items of each task")

@@ -32,6 +32,8 @@ from relreason.models.hf_choices import (
 
 # Config attributes that change logits after the output layer; with any of them set the model
 # is run whole (its logits kept at every position) instead of body + output layer.
+MIN_SHARED = 16  # shorter shared runs are folded into their children (see merge_small)
+PACK_TOKENS = 1024  # packed siblings per pass, in tokens (attention is quadratic in them)
 _LOGIT_TRANSFORMS = ("final_logit_softcapping", "logit_scale", "logits_scaling")
 
 
@@ -112,6 +114,28 @@ def build_tree(seqs: Sequence[Sequence[int]], reads: Sequence[Sequence[Read]]) -
     return root
 
 
+def merge_small(root: Node, min_tokens: int = MIN_SHARED) -> Node:
+    """Fold every non-root node shorter than ``min_tokens`` that has children and no reads
+    into its children (each then starts with its tokens): sharing a few tokens costs more in
+    extra, smaller forward passes than it saves. Returns ``root``, changed in place."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kids: list[Node] = []
+        todo = list(node.children)
+        while todo:
+            c = todo.pop()
+            if c.children and not c.reads and len(c.tokens) < min_tokens:
+                for g in c.children:
+                    g.tokens, g.start = c.tokens + g.tokens, c.start
+                todo.extend(c.children)
+            else:
+                kids.append(c)
+        node.children = kids[::-1]
+        stack.extend(kids)
+    return root
+
+
 def rows_to_reads(rows: Sequence[Row]) -> tuple[list[list[Read]], list[tuple[int, str]]]:
     """Each row's reads and the (row index, label) that each accumulator slot sums.
 
@@ -133,14 +157,28 @@ def rows_to_reads(rows: Sequence[Row]) -> tuple[list[list[Read]], list[tuple[int
     return reads, slots
 
 
+def _own(t: torch.Tensor, parent_len: int, a: int, b: int) -> torch.Tensor:
+    """A packed node's own cache: the parent's positions, then its tokens' (columns a:b)."""
+    return torch.cat([t[:, :, :parent_len], t[:, :, a:b]], dim=-2)
+
+
 class TreeRunner:
     """Runs a prefix tree through a causal LM and sums the log-probabilities it reads.
 
     ``head_only`` computes the output layer at the read positions only (else at every
-    position, as lm-eval does; kept to measure what it saves). ``pad_id`` fills right padding.
+    position, as lm-eval does; kept to measure what it saves). ``packed`` runs siblings as one
+    row with a block attention mask (sdpa/eager attention only), so the parent's cache is not
+    copied per sibling and nothing is padded; else right-padded rows (``pad_id``).
     """
 
-    def __init__(self, model: Any, batch_size: int, pad_id: int = 0, head_only: bool = True):
+    def __init__(
+        self,
+        model: Any,
+        batch_size: int,
+        pad_id: int = 0,
+        head_only: bool = True,
+        packed: bool = True,
+    ):
         self.model = model
         self.batch_size = max(1, batch_size)
         self.pad_id = pad_id
@@ -155,6 +193,9 @@ class TreeRunner:
         self.head: Any = head if self.split else None
         self.head_only = head_only and self.split
         self.cache_name = _cache_kwarg(self.body)
+        attention = getattr(config, "_attn_implementation", None)
+        kinds = {"sdpa": "bool", "eager": "float"}
+        self.mask_kind: str | None = kinds.get(str(attention)) if packed else None
         self.trunk: tuple[list[int], KV] = ([], [])
 
     def clear(self) -> None:
@@ -185,11 +226,7 @@ class TreeRunner:
                 todo = [(kv, node) for kv, node in zip(kvs, chunk, strict=True) if node.children]
                 for kv, node in reversed(todo):
                     assert kv is not None
-                    children = sorted(node.children, key=lambda c: -len(c.tokens))
-                    groups = [
-                        children[i : i + self.batch_size]
-                        for i in range(0, len(children), self.batch_size)
-                    ]
+                    groups = self._groups(node.children)
                     stack.extend((kv, node.end, g) for g in reversed(groups))
         return acc
 
@@ -201,33 +238,15 @@ class TreeRunner:
         Returns each node's own key/value cache (batch 1) when it has children or
         ``keep_all``, else None.
         """
-        device = self.model.device
-        batch = len(nodes)
-        width = max(len(n.tokens) for n in nodes)
-        ids = torch.full((batch, width), self.pad_id, dtype=torch.long)
-        for i, n in enumerate(nodes):
-            ids[i, : len(n.tokens)] = torch.tensor(n.tokens, dtype=torch.long)
-        positions = torch.arange(parent_len, parent_len + width)[None, :].expand(batch, width)
-        cache = (
-            DynamicCache(
-                [(k.expand(batch, -1, -1, -1), v.expand(batch, -1, -1, -1)) for k, v in parent_kv]
-            )
-            if parent_kv
-            else DynamicCache()
-        )
-        out = self.body(
-            input_ids=ids.to(device),
-            position_ids=positions.to(device),
-            use_cache=True,
-            **{self.cache_name: cache},
-        )
+        out, places = self._forward(parent_kv, parent_len, nodes)
+        packed = len(places) > 1 and places[1][0] == 0  # every node in row 0
         self.stats.forward_passes += 1
         self.stats.computed_tokens += sum(len(n.tokens) for n in nodes)
         rows, cols, targets, slots = [], [], [], []
-        for i, n in enumerate(nodes):
+        for (row, first), n in zip(places, nodes, strict=True):
             for r in n.reads:
-                rows.append(i)
-                cols.append(r.pos - n.start)
+                rows.append(row)
+                cols.append(first + r.pos - n.start)
                 targets.append(r.target)
                 slots.append(r.slot)
         if rows:
@@ -237,15 +256,81 @@ class TreeRunner:
                 acc[slot] += value
         kv_all = _kv_of(out, self.cache_name)
         result: list[KV | None] = []
-        for i, n in enumerate(nodes):
-            if n.children or keep_all:
-                own = [
-                    (k[i : i + 1, :, : n.end, :], v[i : i + 1, :, : n.end, :]) for k, v in kv_all
-                ]
-                result.append([(k.clone(), v.clone()) for k, v in own] if batch > 1 else own)
-            else:
+        for (row, first), n in zip(places, nodes, strict=True):
+            if not (n.children or keep_all):
                 result.append(None)
+            elif len(nodes) == 1:
+                result.append(kv_all)
+            elif packed:
+                a, b = parent_len + first, parent_len + first + len(n.tokens)
+                result.append(
+                    [(_own(k, parent_len, a, b), _own(v, parent_len, a, b)) for k, v in kv_all]
+                )
+            else:
+                own = [
+                    (k[row : row + 1, :, : n.end], v[row : row + 1, :, : n.end]) for k, v in kv_all
+                ]
+                result.append([(k.clone(), v.clone()) for k, v in own])
         return result
+
+    def _forward(
+        self, parent_kv: KV, parent_len: int, nodes: list[Node]
+    ) -> tuple[Any, list[tuple[int, int]]]:
+        """Run ``nodes`` on top of ``parent_kv``: the output and, per node, the (row, column)
+        of its first token. Packed: one row holding every node, a block mask keeping each to
+        itself and the parent. Else one right-padded row per node, the parent cache repeated."""
+        device = self.model.device
+        lens = [len(n.tokens) for n in nodes]
+        name = self.cache_name
+        if self.mask_kind is not None and len(nodes) > 1:
+            owner = torch.repeat_interleave(torch.arange(len(nodes)), torch.tensor(lens))
+            offset = torch.cat([torch.arange(n) for n in lens])
+            own = (owner[:, None] == owner[None, :]) & (offset[None, :] <= offset[:, None])
+            mask = torch.cat([torch.ones(len(owner), parent_len, dtype=torch.bool), own], dim=1)
+            if self.mask_kind == "float":
+                floor = torch.finfo(self.model.dtype).min
+                mask = torch.zeros(mask.shape, dtype=self.model.dtype).masked_fill(~mask, floor)
+            out = self.body(
+                input_ids=torch.tensor([[t for n in nodes for t in n.tokens]], device=device),
+                position_ids=(parent_len + offset)[None, :].to(device),
+                attention_mask=mask[None, None].to(device),
+                use_cache=True,
+                **{name: DynamicCache(list(parent_kv)) if parent_kv else DynamicCache()},
+            )
+            firsts = torch.tensor([0, *lens[:-1]]).cumsum(0).tolist()
+            return out, [(0, f) for f in firsts]
+        batch, width = len(nodes), max(lens)
+        ids = torch.full((batch, width), self.pad_id, dtype=torch.long)
+        for i, n in enumerate(nodes):
+            ids[i, : len(n.tokens)] = torch.tensor(n.tokens, dtype=torch.long)
+        positions = torch.arange(parent_len, parent_len + width)[None, :].expand(batch, width)
+        expanded = [
+            (k.expand(batch, -1, -1, -1), v.expand(batch, -1, -1, -1)) for k, v in parent_kv
+        ]
+        out = self.body(
+            input_ids=ids.to(device),
+            position_ids=positions.to(device),
+            use_cache=True,
+            **{name: DynamicCache(expanded) if parent_kv else DynamicCache()},
+        )
+        return out, [(i, 0) for i in range(batch)]
+
+    def _groups(self, children: list[Node]) -> list[list[Node]]:
+        """Siblings, longest first, in groups of ``batch_size`` (packed: of at most
+        ``PACK_TOKENS`` tokens too, unless one node is longer)."""
+        groups: list[list[Node]] = []
+        size = 0
+        for c in sorted(children, key=lambda c: -len(c.tokens)):
+            full = groups and (
+                len(groups[-1]) >= self.batch_size
+                or (self.mask_kind is not None and size + len(c.tokens) > PACK_TOKENS)
+            )
+            if not groups or full:
+                groups.append([])
+                size = 0
+            groups[-1].append(c)
+            size += len(c.tokens)
+        return groups
 
     def _logprobs(
         self, out: Any, rows: list[int], cols: list[int], targets: list[int]
@@ -298,7 +383,7 @@ class PrefixTreeScorer:
 
     def _run(self, rows: Sequence[Row]) -> list[dict[str, float]]:
         reads, slots = rows_to_reads(rows)
-        root = build_tree([r.tokens for r in rows], reads)
+        root = merge_small(build_tree([r.tokens for r in rows], reads))
         row_tokens = sum(len(r.tokens) for r in rows)
         self.stats.row_tokens += row_tokens
         before = self.stats.computed_tokens
