@@ -28,6 +28,7 @@ from relreason.models.hf_choices import (
     run_rows,
 )
 from relreason.models.hf_generate import generate_batch
+from relreason.models.hf_prefix_tree import PrefixTreeScorer
 from relreason.models.options import ModelOptions
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response, Usage
 
@@ -99,6 +100,12 @@ class HFBackend(ModelBackend):
             Seq2SeqScorer(self.model, self.pad_id)
             if self.encoder_decoder
             else CausalScorer(self.model, self.pad_id, self.prefix)
+        )
+        # With the prefix cache on, causal rows go through a prefix tree (hf_prefix_tree).
+        self._tree = (
+            PrefixTreeScorer(self.model, batch_size, self.pad_id, prefix_stats=self.prefix.stats)
+            if self.prefix is not None
+            else None
         )
 
     def _load(self, name_or_path: str, dtype: Any) -> None:
@@ -278,7 +285,10 @@ class HFBackend(ModelBackend):
         scores: dict[int, dict[str, float]] = {i: {} for i in range(len(requests))}
         with self._lock:
             try:
-                results = run_rows(self._scorer, rows, self.batch_size)
+                if self._tree is not None:
+                    results = self._tree.score(rows)
+                else:
+                    results = run_rows(self._scorer, rows, self.batch_size)
                 for row, result in zip(rows, results, strict=True):
                     scores[row.owner].update(result)
             except RuntimeError as exc:
@@ -300,10 +310,38 @@ class HFBackend(ModelBackend):
             )
         return responses
 
+    async def prepare_choices(self, requests: Sequence[ChoiceRequest]) -> None:
+        """Optional hook: score all of a task's choice requests at once, ahead of time.
+
+        The whole task's rows go through one prefix tree; the results are kept until
+        ``score_choices`` asks for the same request (they are then served from memory and
+        dropped). Without the hook each ``score_choices`` call is a tree of its own. Requests
+        that cannot be scored are skipped here (``score_choices`` reports them); a model
+        error only drops the prepared results.
+        """
+        await asyncio.to_thread(self._prepare_sync, list(requests))
+
+    def _prepare_sync(self, requests: list[ChoiceRequest]) -> None:
+        if self._tree is None:
+            return
+        rows: list[Row] = []
+        for i, req in enumerate(requests):
+            try:
+                rows.extend(self._rows_for(i, req)[0])
+            except ValueError:
+                continue
+        with self._lock:
+            try:
+                self._tree.prepare(rows)
+            except RuntimeError:
+                self._tree.memo.clear()
+
     async def aclose(self) -> None:
-        """Drop the stored prefix cache (the model itself is freed with the backend)."""
+        """Drop the stored prefix caches (the model itself is freed with the backend)."""
         if self.prefix is not None:
             self.prefix.clear()
+        if self._tree is not None:
+            self._tree.clear()
 
 
 def _with_latency(response: Response | None, latency: float) -> Response:

@@ -21,6 +21,9 @@ from relreason.run.events import Event, ItemFinished
 from relreason.run.options import RunOptions
 from relreason.types import ChoiceRequest, EvalItem, GenerationRequest, Response, Task
 
+PREPARE_SLICE = 256
+"""Items whose choice requests a local model prepares at once (``prepare_choices``)."""
+
 
 @dataclass
 class _Item:
@@ -188,6 +191,21 @@ class ItemPath:
                     w.looked_up = True
                     rest.append(w)
             work = rest
+        prepare = getattr(self.calls.backend, "prepare_choices", None)
+        if self.options.scoring != "logprob" or prepare is None:
+            await self._run_batches(work)
+            return
+        # a local model scores a whole slice through one prefix tree ahead of the batches
+        # (HFBackend.prepare_choices); slices keep the progress display moving
+        for start in range(0, len(work), PREPARE_SLICE):
+            part = work[start : start + PREPARE_SLICE]
+            await prepare([self._request(w.item, w.item.prompt, 1) for w in part])
+            await self._run_batches(part)
+
+    async def _run_batches(self, work: list[_Item]) -> None:
+        """Take ``work`` through the stages in batches, by concurrent workers."""
+        if not work:
+            return
         size = self.calls.batch_size
         batches = [work[i : i + size] for i in range(0, len(work), size)]
         shared = iter(batches)  # the workers take batches from one iterator, in order
