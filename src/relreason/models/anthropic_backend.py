@@ -116,6 +116,10 @@ class AnthropicBackend(ModelBackend):
             "temperature": "from the request" if self.sends_temperature else "model default",
         }
 
+    def sent_as(self, prompt: str) -> Any:
+        """The Messages API's messages sent for ``prompt``."""
+        return [{"role": "user", "content": prompt}]
+
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
         client, loop = self._sdk_client, self._loop

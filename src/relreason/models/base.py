@@ -63,5 +63,11 @@ class ModelBackend(ABC):
     async def score_choices(self, requests: Sequence[ChoiceRequest]) -> list[Response]:
         """Return each request's continuation log-likelihoods in ``Response.choice_logprobs``."""
 
+    def sent_as(self, prompt: str) -> Any:
+        """What the model is actually given for ``prompt`` when it is not the bare text: the
+        chat messages of a chat API, or the chat-templated text of a local model; None when
+        the prompt is sent as it is. Recorded with each item, for audits."""
+        return None
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections or memory; the default does nothing."""

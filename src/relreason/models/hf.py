@@ -161,6 +161,10 @@ class HFBackend(ModelBackend):
             "prefix_cache": self.prefix is not None,
         }
 
+    def sent_as(self, prompt: str) -> Any:
+        """The chat-templated text when ``chat_template`` is on, else None (sent as is)."""
+        return self.render(prompt) if self.chat_template else None
+
     def render(self, prompt: str) -> str:
         """Return the text the model sees for ``prompt`` (chat-wrapped when chat_template)."""
         if not self.chat_template:

@@ -161,6 +161,10 @@ class OpenAIBackend(ModelBackend):
             "choice_scoring": self.choice_scoring,
         }
 
+    def sent_as(self, prompt: str) -> Any:
+        """The chat messages sent for ``prompt`` (chat API); None for the completions API."""
+        return _chat_messages(prompt) if self.api == "chat" else None
+
     async def aclose(self) -> None:
         """Close every SDK client's connections."""
         clients, loop = self._clients, self._loop
@@ -330,6 +334,10 @@ def _http_client(sdk: Any) -> dict[str, Any]:
         return {}
     factory = getattr(sdk, "DefaultAioHttpClient", None)
     return {} if factory is None else {"http_client": factory()}
+
+
+def _chat_messages(prompt: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": prompt}]
 
 
 def build(name: str, spec: str, options: ModelOptions) -> OpenAIBackend:

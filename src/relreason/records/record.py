@@ -43,6 +43,7 @@ RECORD_FIELDS = (
     "alt",
     "prompt",
     "second_prompt",
+    "sent_as",
     "served_model",
 )
 VOLATILE_RECORD_FIELDS = ("latency_s", "attempts", "cached")
@@ -62,7 +63,8 @@ class Record:
     task's second rule (``reader``, ``answer``, ``status``, ``correct``, ``method``, ``detail``).
     ``prompt``/``second_prompt``: the exact text sent in the first and second request (None
     for outputs scored with ``score``, which sent nothing). ``served_model``: the resolved
-    model and ``system_fingerprint`` the API reported.
+    model and ``system_fingerprint`` the API reported. ``sent_as``: what the model was given
+    for ``prompt`` when not the bare text (chat messages, or the chat-templated text).
     """
 
     index: int
@@ -89,6 +91,7 @@ class Record:
     alt: dict[str, Any] | None = None
     prompt: str | None = None
     second_prompt: str | None = None
+    sent_as: Any = None
     served_model: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -139,6 +142,7 @@ def make_record(
     alt: Extraction | None = None,
     alt_reader: str | None = None,
     prompts: Sequence[str | None] = (),
+    sent_as: Any = None,
 ) -> dict[str, Any]:
     """Return the JSON-ready record of one item.
 
@@ -187,6 +191,7 @@ def make_record(
         alt=None if failed or alt is None else alt_json(alt, alt_reader),
         prompt=prompts[0] if prompts else None,
         second_prompt=prompts[1] if len(prompts) > 1 else None,
+        sent_as=sent_as,
         served_model=next((r.served_model for r in present if r.served_model), None),
     )
     return record.to_json()

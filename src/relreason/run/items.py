@@ -164,6 +164,7 @@ class ItemPath:
             alt=alt,
             alt_reader=self.task.alt_reader,
             prompts=(w.item.prompt, w.second_prompt),
+            sent_as=self.calls.backend.sent_as(w.item.prompt),
         )
         self.records[w.item.index] = record
         self.lines[w.item.index] = self.writer.append(record)
