@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from relreason.benchmarks.base import Benchmark, BenchmarkParams
 from relreason.benchmarks.compose import options
+from relreason.benchmarks.mcr.cleanup import with_cleanup
 from relreason.benchmarks.mcr.data import LANGUAGES, METHODS, MODES
 from relreason.errors import UsageError
-from relreason.types import EvalItem, Extraction, FollowUp, Response, Task
+from relreason.types import EvalItem, Task
 
 
 class ComposeParams(BenchmarkParams):
@@ -46,19 +45,7 @@ class Compose(Benchmark):
 
         p = _compose(params)
         task = build_task(p.language, p.method, file=p.file, mode=p.mode)
-        if p.cleanup_model is None:
-            return task
-        from relreason.benchmarks.mcr.cleanup import cleanup_request, needs_cleanup
-
-        follow_up = FollowUp(
-            model=p.cleanup_model,
-            reader="paper",
-            needs=needs_cleanup,
-            request=cleanup_request,
-            read=functools.partial(_cleaned, few_shot=task.description["method"] == "fs"),
-        )
-        description = {**task.description, "cleanup_model": p.cleanup_model}
-        return dataclasses.replace(task, follow_up=follow_up, description=description)
+        return with_cleanup(task, p.cleanup_model)
 
     def grid(self) -> dict[str, list[Any]]:
         """The five languages and MCR's three paper methods."""
@@ -108,12 +95,6 @@ class Compose(Benchmark):
             "domains": list(DOMAINS),
             "modes": list(MODES),
         }
-
-
-def _cleaned(item: EvalItem, first: Extraction, reply: Response, *, few_shot: bool) -> Extraction:
-    from relreason.benchmarks.mcr.cleanup import score_cleanup
-
-    return score_cleanup(item, first, reply, few_shot=few_shot)
 
 
 def _compose(params: BenchmarkParams) -> ComposeParams:

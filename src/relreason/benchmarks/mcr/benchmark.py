@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from relreason.benchmarks.base import Benchmark, BenchmarkParams, PaperFigure
 from relreason.benchmarks.mcr import options
-from relreason.benchmarks.mcr.cleanup import cleanup_request, needs_cleanup, score_cleanup
+from relreason.benchmarks.mcr.cleanup import (
+    with_cleanup,
+)
 from relreason.benchmarks.mcr.data import CATEGORIES, LANGUAGES, METHODS, MODES
 from relreason.benchmarks.mcr.files import FILES
 from relreason.errors import UsageError
-from relreason.types import EvalItem, Extraction, FollowUp, Response, Task
+from relreason.types import EvalItem, Task
 
 PAPER_METHODS = {"ZS": "zs", "5-shot": "fs", "ZSC": "zsc"}
 """Table 4's method names -> relreason's."""
@@ -50,18 +50,7 @@ class Mcr(Benchmark):
         task = build_task(
             p.language, p.method, mode=p.mode, data_dir=data_dir, exemplars=p.exemplars
         )
-        if p.cleanup_model is None:
-            return task
-        few_shot = task.description["method"] == "fs"
-        follow_up = FollowUp(
-            model=p.cleanup_model,
-            reader="paper",
-            needs=needs_cleanup,
-            request=cleanup_request,
-            read=functools.partial(_cleaned, few_shot=few_shot),
-        )
-        description = {**task.description, "cleanup_model": p.cleanup_model}
-        return dataclasses.replace(task, follow_up=follow_up, description=description)
+        return with_cleanup(task, p.cleanup_model)
 
     def grid(self) -> dict[str, list[Any]]:
         """The five languages and the paper's three methods (Table 4)."""
@@ -118,10 +107,6 @@ class Mcr(Benchmark):
             "categories": list(CATEGORIES),
             "modes": list(MODES),
         }
-
-
-def _cleaned(item: EvalItem, first: Extraction, reply: Response, *, few_shot: bool) -> Extraction:
-    return score_cleanup(item, first, reply, few_shot=few_shot)
 
 
 def _mcr(params: BenchmarkParams) -> McrParams:

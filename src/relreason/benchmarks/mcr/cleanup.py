@@ -18,10 +18,19 @@ letter (``y[0] == out_cleaned[0]``).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from relreason.scoring.common import status_for
-from relreason.types import EvalItem, Extraction, GenerationParams, GenerationRequest, Response
+from relreason.types import (
+    EvalItem,
+    Extraction,
+    FollowUp,
+    GenerationParams,
+    GenerationRequest,
+    Response,
+    Task,
+)
 
 __all__ = [
     "CLEANUP_HEADER",
@@ -133,3 +142,20 @@ def score_cleanup(
     return Extraction(
         answer, status_for(answer, item.gold, empty=False), "paper_rule_cleaned", detail
     )
+
+
+def with_cleanup(task: Task, model: str | None) -> Task:
+    """``task`` with the paper's clean-up model asked where its paper reading is left open
+    (``--cleanup-model``; recorded in the description); ``task`` itself when ``model`` is None."""
+    if model is None:
+        return task
+    few_shot = task.description.get("method") == "fs"
+
+    def read(item: EvalItem, first: Extraction, reply: Response) -> Extraction:
+        return score_cleanup(item, first, reply, few_shot=few_shot)
+
+    follow_up = FollowUp(
+        model=model, reader="paper", needs=needs_cleanup, request=cleanup_request, read=read
+    )
+    description = {**task.description, "cleanup_model": model}
+    return dataclasses.replace(task, follow_up=follow_up, description=description)

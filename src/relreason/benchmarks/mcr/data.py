@@ -6,8 +6,6 @@ intermediate values, not a relation count), so items have no ``n_relations`` lab
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -315,35 +313,6 @@ def load_exemplars(
         blocks[name] = raw[name]
     _EXEMPLAR_CACHE[key[0]] = (key, blocks)
     return dict(blocks)
-
-
-def _exemplar_block(
-    exemplars: Mapping[str, str] | Path | str | None,
-    key: str,
-    data_dir: Path | str | None,
-) -> tuple[str, str]:
-    """Return the exemplar block ``key`` and where it came from (official, file or custom).
-
-    A file (official or a user path) must have every key; a mapping only the one needed.
-    """
-    if exemplars is None:
-        return load_exemplars(None, data_dir)[key], "official"
-    if isinstance(exemplars, str | os.PathLike):
-        return load_exemplars(exemplars, data_dir)[key], "file"
-    block = exemplars.get(key)
-    if not isinstance(block, str):
-        raise UsageError(f"exemplars: the {key!r} block is missing or not a string")
-    return block, "custom"
-
-
-def _exemplar_key(code: str, method: str) -> str | None:
-    if method == "fs":
-        return LANGUAGES[code]
-    if method == "fs-english":
-        return "english"
-    if method == "fs-multilingual":
-        return "multilingual"
-    return None
 
 
 def random_guess_accuracy(
