@@ -6,12 +6,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from relreason.benchmarks.base import Benchmark, BenchmarkParams
+from relreason.benchmarks.base import BenchmarkParams
 from relreason.benchmarks.compose import options
 from relreason.benchmarks.mcr.cleanup import with_cleanup
 from relreason.benchmarks.mcr.data import LANGUAGES, METHODS, MODES
+from relreason.benchmarks.mcr.style import McrStyle
 from relreason.errors import UsageError
-from relreason.types import EvalItem, Task
+from relreason.types import Task
 
 
 class ComposeParams(BenchmarkParams):
@@ -26,7 +27,7 @@ class ComposeParams(BenchmarkParams):
     cleanup_model: str | None = None
 
 
-class Compose(Benchmark):
+class Compose(McrStyle):
     """Generated relation questions (kinship, position, order; 2-6 hops; five languages)."""
 
     name = "compose"
@@ -73,16 +74,6 @@ class Compose(Benchmark):
             )
         except KeyError as missing:
             raise UsageError(f"the run's task description lacks the field {missing}") from None
-
-    def reorder(self, item: EvalItem, order: tuple[int, ...]) -> EvalItem:
-        """``item`` with its options shown in ``order`` (MCR's prompt, written again)."""
-        from relreason.benchmarks.mcr.reorder import reorder_lettered
-
-        return reorder_lettered(item, order)
-
-    def report_cell(self, description: Mapping[str, Any]) -> tuple[Any, Any]:
-        """The language code and the method."""
-        return (description.get("language"), description.get("method"))
 
     def listing(self) -> dict[str, Any]:
         """Languages, methods, domains and reading modes."""

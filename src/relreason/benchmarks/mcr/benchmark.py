@@ -6,15 +6,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from relreason.benchmarks.base import Benchmark, BenchmarkParams, PaperFigure
+from relreason.benchmarks.base import BenchmarkParams, PaperFigure
 from relreason.benchmarks.mcr import options
 from relreason.benchmarks.mcr.cleanup import (
     with_cleanup,
 )
 from relreason.benchmarks.mcr.data import CATEGORIES, LANGUAGES, METHODS, MODES
 from relreason.benchmarks.mcr.files import FILES
+from relreason.benchmarks.mcr.style import McrStyle
 from relreason.errors import UsageError
-from relreason.types import EvalItem, Task
+from relreason.types import Task
 
 PAPER_METHODS = {"ZS": "zs", "5-shot": "fs", "ZSC": "zsc"}
 """Table 4's method names -> relreason's."""
@@ -31,7 +32,7 @@ class McrParams(BenchmarkParams):
     cleanup_model: str | None = None
 
 
-class Mcr(Benchmark):
+class Mcr(McrStyle):
     """MCR (multilingual compositional relations): five languages, zero-/few-shot, zero-shot CoT."""
 
     name = "mcr"
@@ -74,16 +75,6 @@ class Mcr(Benchmark):
             )
         except KeyError as missing:
             raise UsageError(f"the run's task description lacks the field {missing}") from None
-
-    def reorder(self, item: EvalItem, order: tuple[int, ...]) -> EvalItem:
-        """``item`` with its options shown in ``order`` (MCR's answer choices, written again)."""
-        from relreason.benchmarks.mcr.reorder import reorder_lettered
-
-        return reorder_lettered(item, order)
-
-    def report_cell(self, description: Mapping[str, Any]) -> tuple[Any, Any]:
-        """Table 4's cell: the language code and the method."""
-        return (description.get("language"), description.get("method"))
 
     def parse_reference(self, rows: list[dict[str, str]]) -> list[PaperFigure]:
         """Table 4: one row per (model, method) with a percentage per language."""
