@@ -58,11 +58,11 @@ def requests_for(task: str, data: str, limit: int | None) -> list[tuple[str, dic
     """(prompt, continuations) of ``task`` (convre1 | convre9 | convre8 | mcr), item order;
     MCR takes every ``MCR_STEP``-th question (a spread over the categories) before ``limit``."""
     if task == "mcr":
-        from relreason.benchmarks.mcr import build_items as mcr_items
+        from relreason.benchmarks.mcr.prompts import build_items as mcr_items
 
         items = mcr_items("en", "zs", data_dir=data)[::MCR_STEP]
     else:
-        from relreason.benchmarks.convre import build_items
+        from relreason.benchmarks.convre.prompts import build_items
 
         items = build_items("re2text", int(task[len("convre") :]), subset=True, data_dir=data)
     return [(it.prompt, {c: " " + c for c in it.choices}) for it in items[:limit]]

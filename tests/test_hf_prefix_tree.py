@@ -1,6 +1,7 @@
 """Prefix-tree choice scoring: the tree's shape (property tests) and, on the real bundled
 SmolLM2, log-likelihoods equal to the unoptimised path (one full forward per row, every
-position's logits) within 1e-4."""
+position's logits) within 1e-4, through every kind of pass (lean Llama, segmented attention in
+transformers' forward, block mask, padded rows)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from hypothesis import strategies as st
 
 from relreason.models.hf import HFBackend
 from relreason.models.hf_choices import CausalScorer, Row, run_rows
-from relreason.models.hf_prefix_tree import PrefixTreeScorer
+from relreason.models import tree_attention
+from relreason.models.hf_prefix_tree import PrefixTreeScorer, TreeRunner
 from relreason.models.prefix_tree import Node, Read, build_tree, merge_small, rows_to_reads
 from relreason.types import ChoiceRequest, Response
 
@@ -178,6 +180,55 @@ def test_tree_scores_equal_the_unoptimised_path(
     # The header is run once, not once per row.
     assert tree.stats.computed_tokens < tree.stats.row_tokens / 2
     assert tree.stats.read_positions < tree.stats.computed_tokens
+
+
+def _lean_off(runner: TreeRunner) -> None:
+    runner.lean = None
+
+
+def _masked(runner: TreeRunner) -> None:
+    runner.lean, runner.segmented = None, False
+
+
+def _padded(runner: TreeRunner) -> None:
+    runner.lean, runner.segmented, runner.mask_kind = None, False, None
+
+
+PATHS = {
+    "lean-llama": lambda runner: None,
+    "segmented-transformers": _lean_off,
+    "block-mask": _masked,
+    "padded-rows": _padded,
+}
+
+
+@pytest.fixture(scope="module")
+def unoptimised(plain: HFBackend) -> list[dict[str, float]]:
+    return run_rows(CausalScorer(plain.model, plain.pad_id, None), _rows(plain, _requests()), 4)
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("path", PATHS)
+def test_every_pass_kind_scores_like_the_unoptimised_path(
+    plain: HFBackend, unoptimised: list[dict[str, float]], path: str
+) -> None:
+    tree = PrefixTreeScorer(plain.model, 3, plain.pad_id)
+    assert tree.runner.lean is not None, "SmolLM2 (Llama) on the CPU takes the lean path"
+    PATHS[path](tree.runner)
+    _assert_close(tree.score(_rows(plain, _requests())), unoptimised)
+    assert tree.stats.computed_tokens < tree.stats.row_tokens / 2
+
+
+@pytest.mark.model
+def test_without_the_flash_kernel_siblings_fall_back_to_the_block_mask(
+    plain: HFBackend, unoptimised: list[dict[str, float]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tree_attention, "_FLASH", None)  # as on a torch without the kernel
+    tree = PrefixTreeScorer(plain.model, 3, plain.pad_id)
+    assert tree.runner.lean is None and tree.runner.segmented
+    _assert_close(tree.score(_rows(plain, _requests())), unoptimised)
+    assert not tree.runner.segmented, "the first packed pass found it out and switched"
+    assert plain.model.config._attn_implementation == "sdpa", "the model is left as it was"
 
 
 @pytest.mark.model

@@ -4,7 +4,9 @@ The rows of a whole task (see ``hf_choices.Row``) are put into a radix tree of t
 sequences: each node is a run of tokens shared by every row below it. The tree is run
 depth-first: a node's key/value cache is computed once, on top of its parent's, and kept only
 while its subtree runs; siblings go through the model together (right-padded, so no attention
-mask is needed: a causal token never attends to the padding after it). The output layer
+mask is needed: a causal token never attends to the padding after it), or, for sdpa/eager
+attention, packed into one row whose attention keeps each sibling to the parent and itself
+(``tree_attention``; a block mask where that does not apply). The output layer
 (``lm_head``) and the log-softmax are computed only at the positions whose log-probabilities are
 read, not at every position. The cache of the tree's trunk (the tokens every row shares) is kept
 between calls, so that consecutive calls on one task share it too.
@@ -35,10 +37,19 @@ from relreason.models.prefix_tree import (
     merge_small,
     rows_to_reads,
 )
+from relreason.models.lean_llama import LeanLlama
+from relreason.models.tree_attention import (
+    SEGMENTS_KWARG,
+    flash_available,
+    Segments,
+    SegmentsUnsupported,
+    segment_attention,
+)
 
 # Config attributes that change logits after the output layer; with any of them set the model
 # is run whole (its logits kept at every position) instead of body + output layer.
-PACK_TOKENS = 1024  # packed siblings per pass, in tokens (attention is quadratic in them)
+PACK_TOKENS = 1024  # block-masked siblings per pass, in tokens (its attention is quadratic)
+SEGMENT_TOKENS = 2048  # segmented siblings per pass, in tokens (linear; measured best here)
 _LOGIT_TRANSFORMS = ("final_logit_softcapping", "logit_scale", "logits_scaling")
 
 
@@ -52,8 +63,11 @@ class TreeRunner:
 
     ``head_only`` computes the output layer at the read positions only (else at every
     position, as lm-eval does; kept to measure what it saves). ``packed`` runs siblings as one
-    row with a block attention mask (sdpa/eager attention only), so the parent's cache is not
-    copied per sibling and nothing is padded; else right-padded rows (``pad_id``).
+    row (sdpa/eager attention only), so the parent's cache is not copied per sibling and nothing
+    is padded: with segmented attention (``tree_attention``; ``segmented``) when the model's
+    attention allows, else with a block attention mask; not packed: right-padded rows
+    (``pad_id``), at most ``batch_size`` per pass. For Llama models on the CPU the packed
+    passes go through ``lean_llama.LeanLlama`` (``lean``) rather than transformers' forward.
     """
 
     def __init__(
@@ -81,6 +95,9 @@ class TreeRunner:
         attention = getattr(config, "_attn_implementation", None)
         kinds = {"sdpa": "bool", "eager": "float"}
         self.mask_kind: str | None = kinds.get(str(attention)) if packed else None
+        self.segmented = self.mask_kind is not None
+        lean_ok = self.segmented and self.head_only and flash_available(model.device)
+        self.lean = LeanLlama.for_model(self.body) if lean_ok else None
         self.trunk: tuple[list[int], KV] = ([], [])
 
     def clear(self) -> None:
@@ -123,6 +140,8 @@ class TreeRunner:
         Returns each node's own key/value cache (batch 1) when it has children or
         ``keep_all``, else None.
         """
+        if self.lean is not None:
+            return self._chunk_lean(parent_kv, parent_len, nodes, acc, keep_all)
         out, places = self._forward(parent_kv, parent_len, nodes)
         packed = len(places) > 1 and places[1][0] == 0  # every node in row 0
         self.stats.forward_passes += 1
@@ -158,6 +177,48 @@ class TreeRunner:
                 result.append([(k.clone(), v.clone()) for k, v in own])
         return result
 
+    def _chunk_lean(
+        self, parent_kv: KV, parent_len: int, nodes: list[Node], acc: list[float], keep_all: bool
+    ) -> list[KV | None]:
+        """``_chunk`` through ``LeanLlama``: the output layer runs once per distinct read
+        position; each node's cache is the parent's followed by its own columns."""
+        assert self.lean is not None
+        device = self.model.device
+        lens = [len(n.tokens) for n in nodes]
+        segments = Segments.of(parent_len, lens, device)
+        firsts = [0, *torch.tensor(lens).cumsum(0).tolist()[:-1]]
+        reads = [(first + r.pos - n.start, r) for first, n in zip(firsts, nodes) for r in n.reads]
+        columns = sorted({col for col, _ in reads})
+        where = {col: k for k, col in enumerate(columns)}
+        ids = torch.tensor([t for n in nodes for t in n.tokens], device=device)
+        positions = (parent_len + segments.offset).to(device)
+        hidden, new = self.lean.forward(
+            ids, positions, parent_kv, segments, torch.tensor(columns, dtype=torch.long)
+        )
+        self.stats.forward_passes += 1
+        self.stats.computed_tokens += sum(lens)
+        if reads:
+            self.stats.read_positions += len(reads)
+            logprobs = torch.log_softmax(self.head(hidden).float(), dim=-1)
+            rows = torch.tensor([where[col] for col, _ in reads])
+            targets = torch.tensor([r.target for _, r in reads])
+            for (_, r), value in zip(reads, logprobs[rows, targets].tolist(), strict=True):
+                acc[r.slot] += value
+        result: list[KV | None] = []
+        for first, n in zip(firsts, nodes, strict=True):
+            if not (n.children or keep_all):
+                result.append(None)
+                continue
+            end = first + len(n.tokens)
+            own = [(k[:, :, first:end], v[:, :, first:end]) for k, v in new]
+            if parent_kv:
+                own = [
+                    (torch.cat([pk, k], dim=-2), torch.cat([pv, v], dim=-2))
+                    for (pk, pv), (k, v) in zip(parent_kv, own, strict=True)
+                ]
+            result.append([(k.contiguous(), v.contiguous()) for k, v in own])
+        return result
+
     def _forward(
         self, parent_kv: KV, parent_len: int, nodes: list[Node]
     ) -> tuple[Any, list[tuple[int, int]]]:
@@ -168,20 +229,26 @@ class TreeRunner:
         lens = [len(n.tokens) for n in nodes]
         name = self.cache_name
         if self.mask_kind is not None and len(nodes) > 1:
-            owner = torch.repeat_interleave(torch.arange(len(nodes)), torch.tensor(lens))
+            segments = Segments.of(parent_len, lens, device)
             offset = torch.cat([torch.arange(n) for n in lens])
-            own = (owner[:, None] == owner[None, :]) & (offset[None, :] <= offset[:, None])
-            mask = torch.cat([torch.ones(len(owner), parent_len, dtype=torch.bool), own], dim=1)
-            if self.mask_kind == "float":
-                floor = torch.finfo(self.model.dtype).min
-                mask = torch.zeros(mask.shape, dtype=self.model.dtype).masked_fill(~mask, floor)
-            out = self.body(
-                input_ids=torch.tensor([[t for n in nodes for t in n.tokens]], device=device),
-                position_ids=(parent_len + offset)[None, :].to(device),
-                attention_mask=mask[None, None].to(device),
-                use_cache=True,
-                **{name: DynamicCache(list(parent_kv)) if parent_kv else DynamicCache()},
-            )
+            packed: dict[str, Any] = {
+                "input_ids": torch.tensor([[t for n in nodes for t in n.tokens]], device=device),
+                "position_ids": (parent_len + offset)[None, :].to(device),
+                "use_cache": True,
+            }
+            out = None
+            if self.segmented:
+                try:
+                    with segment_attention(self.body.config):
+                        out = self.body(
+                            **packed, **{name: self._cache(parent_kv)}, **{SEGMENTS_KWARG: segments}
+                        )
+                except SegmentsUnsupported:
+                    self.segmented = False  # this model: the block mask from now on
+            if out is None:
+                dtype = self.model.dtype if self.mask_kind == "float" else None
+                mask = segments.block_mask(dtype).to(device)
+                out = self.body(**packed, attention_mask=mask, **{name: self._cache(parent_kv)})
             firsts = torch.tensor([0, *lens[:-1]]).cumsum(0).tolist()
             return out, [(0, f) for f in firsts]
         batch, width = len(nodes), max(lens)
@@ -196,19 +263,28 @@ class TreeRunner:
             input_ids=ids.to(device),
             position_ids=positions.to(device),
             use_cache=True,
-            **{name: DynamicCache(expanded) if parent_kv else DynamicCache()},
+            **{name: self._cache(expanded)},
         )
         return out, [(i, 0) for i in range(batch)]
 
+    @staticmethod
+    def _cache(kv: KV) -> DynamicCache:
+        """A fresh cache holding ``kv`` (the model's updates never reach ``kv`` itself)."""
+        return DynamicCache(list(kv)) if kv else DynamicCache()
+
     def _groups(self, children: list[Node]) -> list[list[Node]]:
-        """Siblings, longest first, in groups of ``batch_size`` (packed: of at most
-        ``PACK_TOKENS`` tokens too, unless one node is longer)."""
+        """Siblings, longest first, in groups: segmented, of at most ``SEGMENT_TOKENS`` tokens;
+        block-masked, of ``batch_size`` nodes and at most ``PACK_TOKENS`` tokens; padded, of
+        ``batch_size`` nodes (a node longer than the limit is a group of its own)."""
         groups: list[list[Node]] = []
         size = 0
+        packed = self.mask_kind is not None
+        linear = packed and (self.segmented or self.lean is not None)
+        limit = SEGMENT_TOKENS if linear else PACK_TOKENS
         for c in sorted(children, key=lambda c: -len(c.tokens)):
             full = groups and (
-                len(groups[-1]) >= self.batch_size
-                or (self.mask_kind is not None and size + len(c.tokens) > PACK_TOKENS)
+                (len(groups[-1]) >= self.batch_size and not linear)
+                or (packed and size + len(c.tokens) > limit)
             )
             if not groups or full:
                 groups.append([])
