@@ -64,9 +64,7 @@ def test_segmented_attention_equals_the_block_masked_attention(
     value = torch.randn(1, kv_heads, parent + total, dim, generator=gen)
     seg = Segments.of(parent, lens, "cpu")
     past = (key[:, :, :parent], value[:, :, :parent]) if parent else None
-    got = segmented_attention(
-        query, past, key[:, :, parent:], value[:, :, parent:], seg, dim**-0.5
-    )
+    got = segmented_attention(query, past, key[:, :, parent:], value[:, :, parent:], seg, dim**-0.5)
     want = torch.nn.functional.scaled_dot_product_attention(
         query, key, value, attn_mask=seg.block_mask(), enable_gqa=True
     ).transpose(1, 2)

@@ -30,6 +30,7 @@ from relreason.models.hf_choices import (
     _kv_of,
     common_prefix_len,
 )
+from relreason.models.lean_llama import LeanLlama
 from relreason.models.prefix_tree import (
     Node,
     TreeStats,
@@ -37,12 +38,11 @@ from relreason.models.prefix_tree import (
     merge_small,
     rows_to_reads,
 )
-from relreason.models.lean_llama import LeanLlama
 from relreason.models.tree_attention import (
     SEGMENTS_KWARG,
-    flash_available,
     Segments,
     SegmentsUnsupported,
+    flash_available,
     segment_attention,
 )
 
@@ -187,7 +187,11 @@ class TreeRunner:
         lens = [len(n.tokens) for n in nodes]
         segments = Segments.of(parent_len, lens, device)
         firsts = [0, *torch.tensor(lens).cumsum(0).tolist()[:-1]]
-        reads = [(first + r.pos - n.start, r) for first, n in zip(firsts, nodes) for r in n.reads]
+        reads = [
+            (first + r.pos - n.start, r)
+            for first, n in zip(firsts, nodes, strict=True)
+            for r in n.reads
+        ]
         columns = sorted({col for col, _ in reads})
         where = {col: k for k, col in enumerate(columns)}
         ids = torch.tensor([t for n in nodes for t in n.tokens], device=device)
