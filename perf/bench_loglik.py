@@ -44,14 +44,21 @@ MCR_STEP = 10
 THREADS = 1  # per phase: on a shared, oversubscribed machine more threads only add noise
 MODES = {
     "plain": "unoptimised: no prefix reuse, logits at every position (the reference)",
-    "batch-prefix": "before this change: shared prefix per batch of rows, logits at the end",
-    "tree-call": "prefix tree per call (no prepare hook), trunk cache kept between calls",
-    "tree-all-logits": "whole-task prefix tree (prepare hook), logits at every position",
+    "batch-prefix": "before the prefix tree: shared prefix per batch of rows, logits at the end",
+    "tree-call": "the default below, but a prefix tree per call (no prepare hook), the trunk"
+    " cache kept between calls",
+    "tree-all-logits": "whole-task prefix tree (prepare hook), segmented attention in"
+    " transformers' forward, logits at every position",
     "tree-unpacked": "whole-task tree, output layer only where read, siblings as padded rows"
     " (the parent's cache copied per row)",
-    "tree": "whole-task tree, output layer only where read, siblings packed into one row"
-    " (block attention mask)",
+    "tree-masked": "whole-task tree, output layer only where read, siblings packed into one row"
+    " with a block attention mask (every sibling's attention computed, then masked)",
+    "tree-segmented": "as tree-masked, but segmented attention (parent and own keys apart,"
+    " merged by log-sum-exp: no masked work) in transformers' forward",
+    "tree": "the default: as tree-segmented, through the lean Llama pass (last layer only where"
+    " read, fused RMS norm, in-place MLP)",
 }
+PEER_MODE = "tree"  # run against lm-eval in every round
 
 
 def requests_for(task: str, data: str, limit: int | None) -> list[tuple[str, dict[str, str]]]:
@@ -81,13 +88,19 @@ def phase_ours_ll(reqs: list[tuple[str, dict[str, str]]], mode: str, batch: int)
     backend = load_smollm2(batch_size=batch, prefix_cache=mode != "plain")
     if mode == "batch-prefix":
         backend._tree = None  # the per-batch shared-prefix path of hf_choices
-    if mode == "tree-all-logits" and backend._tree is not None:
-        backend._tree.runner.head_only = False
-    if mode == "tree-unpacked" and backend._tree is not None:
-        backend._tree.runner.mask_kind = None
+    if backend._tree is not None:
+        runner = backend._tree.runner
+        if mode in ("tree-all-logits", "tree-unpacked", "tree-masked", "tree-segmented"):
+            runner.lean = None
+        if mode == "tree-all-logits":
+            runner.head_only = False
+        if mode in ("tree-unpacked", "tree-masked"):
+            runner.segmented = False
+        if mode == "tree-unpacked":
+            runner.mask_kind = None
     requests = [ChoiceRequest(p, c) for p, c in reqs]
     started, cpu = time.perf_counter(), time.process_time()
-    if mode in ("tree", "tree-all-logits", "tree-unpacked"):
+    if mode.startswith("tree") and mode != "tree-call":
         asyncio.run(backend.prepare_choices(requests))
     scores: list[dict[str, float]] = []
     for i in range(0, len(requests), batch):
@@ -231,14 +244,45 @@ def versions() -> str:
     return ", ".join(found)
 
 
+def best(results: list[Any]) -> Any:
+    """The round with the most items per CPU-second (noise only ever slows a run down)."""
+    return max(results, key=lambda r: r["items"] / r["cpu"])
+
+
+def rounds_note(name: str, results: list[Any]) -> str:
+    """Each round's items per CPU-second, in run order."""
+    figures = ", ".join(f"{r['items'] / r['cpu']:.2f}" for r in results)
+    return f"{name}: {figures}"
+
+
 def loglik_section(
     task: str, label: str, args: argparse.Namespace, lines: list[str], modes: list[str]
 ) -> None:
     """Run lm-eval and ``modes`` (and the unoptimised path on the first ``--check-items``)
-    on one task; append a Markdown table to ``lines``."""
+    on one task; append a Markdown table to ``lines``.
+
+    lm-eval and ``PEER_MODE`` run ``--rounds`` times each in mirrored order (lm-eval, ours,
+    the other modes, ours, lm-eval, ...), so a drift in the machine's speed hits both alike;
+    each one's best round is reported (every round's figure is listed under the table).
+    """
     limit = args.limit
-    lm = spawn("lmeval", task, args.lm_batch, limit, args.data)
-    runs = {mode: spawn(mode, task, args.batch, limit, args.data) for mode in modes}
+    peer_runs: list[Any] = []
+    ours_runs: list[Any] = []
+    runs: dict[str, Any] = {}
+    for k in range(args.rounds):
+        first, second = ("lmeval", PEER_MODE) if k % 2 == 0 else (PEER_MODE, "lmeval")
+        for phase in (first, second):
+            if phase == "lmeval":
+                peer_runs.append(spawn("lmeval", task, args.lm_batch, limit, args.data))
+            else:
+                ours_runs.append(spawn(PEER_MODE, task, args.batch, limit, args.data))
+        if k == 0:
+            for mode in modes:
+                if mode != PEER_MODE:
+                    runs[mode] = spawn(mode, task, args.batch, limit, args.data)
+    if PEER_MODE in modes:
+        runs[PEER_MODE] = best(ours_runs)
+    lm = best(peer_runs)
     check = args.check_items if limit is None else min(args.check_items, limit)
     plain = spawn("plain", task, args.batch, check, args.data)
     lm_rate, lm_cpu = lm["items"] / lm["seconds"], lm["items"] / lm["cpu"]
@@ -268,6 +312,11 @@ def loglik_section(
             f" {vs['diff']:.1e} | {vs['agree']}/{vs['compared']} ({vs['ties']} ties) |"
             f" {vp['diff']:.1e} | {run} | {ours['maxrss_mb']:.0f} |"
         )
+    lines.append(
+        f"\nItems per CPU-second in each round ({args.rounds} rounds, mirrored order; the table"
+        f" shows each one's best): {rounds_note('lm-eval', peer_runs)};"
+        f" {rounds_note(PEER_MODE, ours_runs)}."
+    )
 
 
 def cot_section(args: argparse.Namespace, lines: list[str]) -> None:
@@ -303,13 +352,13 @@ def report(args: argparse.Namespace) -> None:
     command = "python " + " ".join(shlex.quote(a) for a in sys.argv)
     print(f"start: {start}", flush=True)
     lines: list[str] = []
-    every = [m for m in MODES if m != "plain"]
+    every = [m for m in args.modes.split(",") if m and m != "plain"]
     for task in args.tasks:
         if task == "convre8":
             cot_section(args, lines)
         elif task == "mcr":
             label = f"MCR English zero-shot (zs), every {MCR_STEP}th question, option letters"
-            loglik_section(task, label, args, lines, ["batch-prefix", "tree"])
+            loglik_section(task, label, args, lines, ["batch-prefix", "tree-masked", "tree"])
         else:
             label = f"ConvRe re2text setting {task[len('convre') :]}, 328-triple subset"
             loglik_section(task, label, args, lines, every)
@@ -350,17 +399,26 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N items of each task")
     parser.add_argument("--check-items", type=int, default=64, help="items run unoptimised")
     parser.add_argument("--cot-items", type=int, default=20)
+    parser.add_argument(
+        "--modes",
+        default=",".join(m for m in MODES if m != "plain"),
+        help="relreason modes run on the ConvRe tasks (plain always runs on --check-items)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="rounds of lm-eval vs tree (best one reported)"
+    )
     parser.add_argument("--quick", action="store_true", help="40 items, 4 CoT items (< 5 min)")
     parser.add_argument("--data", default=DEFAULT_DATA)
-    parser.add_argument("--out", default=str(REPO / "benchmarks" / "RESULTS-loglik.md"))
+    parser.add_argument("--out", default=str(REPO / "perf" / "RESULTS-loglik.md"))
     args = parser.parse_args()
     if args.phase:
         run_phase(args)
         return
     if args.quick:
-        args.limit, args.cot_items, args.check_items = 40, 4, 16
+        args.limit, args.cot_items, args.check_items, args.rounds = 40, 4, 16, 1
+        args.modes = "batch-prefix,tree-masked,tree"
         if args.out == parser.get_default("out"):
-            args.out = str(REPO / "benchmarks" / "RESULTS-loglik-quick.md")
+            args.out = str(REPO / "perf" / "RESULTS-loglik-quick.md")
     args.tasks = args.tasks.split(",")
     report(args)
 

@@ -130,24 +130,27 @@ def segmented_attention(
     _, heads, packed, dim = query.shape
     kv_heads = key.shape[1]
     groups = heads // kv_heads
-    index = segments.pad_index
+    index, valid = segments.pad_index, segments.valid
     # Own part: siblings right-padded into a batch, causal; heads share keys by repetition.
-    padded_q = query[0][:, index].transpose(0, 1).contiguous()  # siblings, heads, longest, dim
-    padded_k = repeat_kv(key[0][:, index].transpose(0, 1), groups)
-    padded_v = repeat_kv(value[0][:, index].transpose(0, 1), groups)
+    # Tensors are indexed token-first ((tokens, heads, dim) views) so that gathers are the only
+    # copies; the kernel takes strided inputs and lays its output out token-first too.
+    padded_q = query[0].transpose(0, 1)[index].transpose(1, 2)  # siblings, heads, longest, dim
+    padded_k = repeat_kv(key[0].transpose(0, 1)[index].transpose(1, 2), groups)
+    padded_v = repeat_kv(value[0].transpose(0, 1)[index].transpose(1, 2), groups)
     own, own_lse = _flash(padded_q, padded_k, padded_v, True, scale)
-    own = own.transpose(0, 1).reshape(heads, -1, dim)[:, segments.valid]  # heads, packed, dim
-    own_lse = own_lse.transpose(0, 1).reshape(heads, -1)[:, segments.valid]
+    own = own.transpose(1, 2).reshape(-1, heads, dim)[valid]  # packed, heads, dim
+    own_lse = own_lse.transpose(1, 2).reshape(-1, heads)[valid]
     if past is None:
-        return own.transpose(0, 1).unsqueeze(0)
+        return own.unsqueeze(0)
     # Shared part: no mask, so the query heads of one key/value head go as one longer query.
     grouped_q = query.reshape(1, kv_heads, groups * packed, dim)
     shared, shared_lse = _flash(grouped_q, past[0], past[1], False, scale)
-    shared, shared_lse = shared.reshape(heads, packed, dim), shared_lse.reshape(heads, packed)
+    shared = shared.reshape(heads, packed, dim).transpose(0, 1)
+    shared_lse = shared_lse.reshape(heads, packed).transpose(0, 1)
     total = torch.logaddexp(shared_lse, own_lse)
-    out = shared * torch.exp(shared_lse - total).unsqueeze(-1)
-    out.addcmul_(own, torch.exp(own_lse - total).unsqueeze(-1))
-    return out.transpose(0, 1).unsqueeze(0)
+    out = own * torch.exp(own_lse - total).unsqueeze(-1)
+    out.addcmul_(shared, torch.exp(shared_lse - total).unsqueeze(-1))
+    return out.unsqueeze(0)
 
 
 def _flash(
