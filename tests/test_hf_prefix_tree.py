@@ -232,6 +232,27 @@ def test_without_the_flash_kernel_siblings_fall_back_to_the_block_mask(
 
 
 @pytest.mark.model
+def test_a_model_whose_layers_ignore_the_segments_is_caught_and_masked(
+    plain: HFBackend, unoptimised: list[dict[str, float]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A layer with attention code of its own would attend without the segments (every
+    sibling seeing every other): the pass is detected by its call count and redone masked."""
+    from transformers import AttentionInterface
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    def ignores_segments(*args: Any, **kwargs: Any) -> Any:
+        kwargs.pop(tree_attention.SEGMENTS_KWARG)
+        return sdpa_attention_forward(*args, **kwargs)
+
+    mapping = AttentionInterface._global_mapping
+    monkeypatch.setitem(mapping, tree_attention.ATTENTION_NAME, ignores_segments)
+    tree = PrefixTreeScorer(plain.model, 3, plain.pad_id)
+    tree.runner.lean = None  # through transformers' forward, where the interface is used
+    _assert_close(tree.score(_rows(plain, _requests())), unoptimised)
+    assert not tree.runner.segmented
+
+
+@pytest.mark.model
 def test_prepared_task_is_served_from_memory_and_equals_the_plain_backend(
     folder: Path, plain: HFBackend
 ) -> None:

@@ -249,6 +249,11 @@ class TreeRunner:
                         )
                 except SegmentsUnsupported:
                     self.segmented = False  # this model: the block mask from now on
+                layers = getattr(self.body.config, "num_hidden_layers", None)
+                if out is not None and segments.calls != layers:
+                    # Some layer attended without the segments (its own attention code, not
+                    # transformers' interface): that pass is wrong; the block mask instead.
+                    out, self.segmented = None, False
             if out is None:
                 dtype = self.model.dtype if self.mask_kind == "float" else None
                 mask = segments.block_mask(dtype).to(device)

@@ -57,6 +57,7 @@ class Segments:
     valid: torch.Tensor  # (siblings * longest,): padded slots holding a real token
     owner: torch.Tensor  # (packed,): the sibling each packed token belongs to
     offset: torch.Tensor  # (packed,): each packed token's place within its sibling
+    calls: int = 0  # attention calls that used this layout (one per layer if the model obeys)
 
     @classmethod
     def of(cls, parent_len: int, lens: list[int], device: Any) -> Segments:
@@ -109,6 +110,7 @@ def segment_attention_forward(
     )
     if not plain:
         raise SegmentsUnsupported(type(module).__name__)
+    segments.calls += 1
     scale = scaling if scaling is not None else query.shape[-1] ** -0.5
     parent = segments.parent_len
     past = (key[:, :, :parent], value[:, :, :parent]) if parent else None
