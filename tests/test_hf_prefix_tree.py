@@ -334,3 +334,17 @@ def test_the_runner_prepares_a_whole_slice_and_changes_no_score(
     for index, record in with_hook.items():
         for letter, value in record["choice_logprobs"].items():
             assert abs(value - without[index]["choice_logprobs"][letter]) < TOLERANCE
+
+
+@pytest.mark.model
+def test_the_lean_pass_takes_only_a_float32_llama_body(plain: HFBackend) -> None:
+    import copy
+
+    import torch
+
+    from relreason.models.lean_llama import LeanLlama
+
+    body = plain.model.model
+    assert LeanLlama.for_model(body) is not None
+    assert LeanLlama.for_model(plain.model) is None, "the causal LM itself is not a Llama body"
+    assert LeanLlama.for_model(copy.deepcopy(body).to(torch.bfloat16)) is None

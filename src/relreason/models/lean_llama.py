@@ -43,7 +43,8 @@ class LeanLlama:
     @classmethod
     def for_model(cls, body: Any) -> LeanLlama | None:
         """A ``LeanLlama`` for ``body`` if its parts are exactly Llama's (silu MLP, RMS norms,
-        no sliding window, no dropout), else None."""
+        no sliding window, no dropout) in float32, else None (in half precision transformers'
+        norm rounds in steps the fused one does not repeat)."""
         config = getattr(body, "config", None)
         layers = getattr(body, "layers", None)
         if config is None or not layers or type(body).__name__ != "LlamaModel":
@@ -54,6 +55,8 @@ class LeanLlama:
         if names != [*_LLAMA_PARTS, "LlamaRMSNorm"]:
             return None
         if getattr(config, "hidden_act", None) != "silu" or body.training:
+            return None
+        if body.dtype != torch.float32:  # half precision: transformers' own rounding steps
             return None
         if getattr(config, "sliding_window", None) or getattr(config, "attention_dropout", 0.0):
             return None
