@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from relreason.models import tree_attention
 from relreason.models.hf import HFBackend
 from relreason.models.hf_choices import CausalScorer, Row, run_rows
-from relreason.models.hf_prefix_tree import PrefixTreeScorer, TreeRunner
+from relreason.models.hf_prefix_tree import TreeRunner
+from relreason.models.hf_tree_scorer import PrefixTreeScorer
 from relreason.models.prefix_tree import Node, Read, build_tree, merge_small, rows_to_reads
 from relreason.types import ChoiceRequest, Response
 

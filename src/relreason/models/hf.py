@@ -28,7 +28,7 @@ from relreason.models.hf_choices import (
     run_rows,
 )
 from relreason.models.hf_generate import generate_batch
-from relreason.models.hf_prefix_tree import PrefixTreeScorer
+from relreason.models.hf_tree_scorer import PrefixTreeScorer
 from relreason.models.options import ModelOptions
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response, Usage
 

@@ -16,7 +16,6 @@ Results equal the one-row-at-a-time computation up to float rounding (about 1e-5
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -24,8 +23,6 @@ from transformers import DynamicCache
 
 from relreason.models.hf_choices import (
     KV,
-    PrefixStats,
-    Row,
     _cache_kwarg,
     _kv_of,
     common_prefix_len,
@@ -34,9 +31,6 @@ from relreason.models.lean_llama import LeanLlama
 from relreason.models.prefix_tree import (
     Node,
     TreeStats,
-    build_tree,
-    merge_small,
-    rows_to_reads,
 )
 from relreason.models.tree_attention import (
     SEGMENTS_KWARG,
@@ -234,10 +228,9 @@ class TreeRunner:
         name = self.cache_name
         if self.mask_kind is not None and len(nodes) > 1:
             segments = Segments.of(parent_len, lens, device)
-            offset = torch.cat([torch.arange(n) for n in lens])
             packed: dict[str, Any] = {
                 "input_ids": torch.tensor([[t for n in nodes for t in n.tokens]], device=device),
-                "position_ids": (parent_len + offset)[None, :].to(device),
+                "position_ids": (parent_len + segments.offset)[None, :].to(device),
                 "use_cache": True,
             }
             out = None
@@ -317,86 +310,3 @@ class TreeRunner:
             logits = self.head(out.last_hidden_state)[r, c]
         logprobs = torch.log_softmax(logits.float(), dim=-1)
         return [float(x) for x in logprobs[torch.arange(len(rows)), t].tolist()]
-
-
-class PrefixTreeScorer:
-    """Scores ``Row``s through a prefix tree; ``prepare`` scores a whole task ahead of time.
-
-    ``prepare(rows)`` runs all of a task's rows as one tree and keeps each result until a
-    later ``score`` asks for that row (then it is dropped); rows not prepared are run as a tree
-    of their own (still reusing the trunk cache of the previous call). ``prefix_stats``, when
-    given, also counts row tokens served from a cache (reused) vs run (computed).
-    """
-
-    def __init__(
-        self,
-        model: Any,
-        batch_size: int,
-        pad_id: int = 0,
-        head_only: bool = True,
-        prefix_stats: PrefixStats | None = None,
-    ):
-        self.runner = TreeRunner(model, batch_size, pad_id, head_only)
-        self.prefix_stats = prefix_stats
-        # (row tokens, continuation ids) -> [log-probability, rows still to be served]
-        self.memo: dict[tuple[tuple[int, ...], tuple[int, ...]], list[float]] = {}
-
-    @property
-    def stats(self) -> TreeStats:
-        """The runner's counters."""
-        return self.runner.stats
-
-    def clear(self) -> None:
-        """Drop prepared results and the trunk cache (returns nothing)."""
-        self.memo.clear()
-        self.runner.clear()
-
-    def _run(self, rows: Sequence[Row]) -> list[dict[str, float]]:
-        reads, slots = rows_to_reads(rows)
-        root = merge_small(build_tree([r.tokens for r in rows], reads))
-        row_tokens = sum(len(r.tokens) for r in rows)
-        self.stats.row_tokens += row_tokens
-        before = self.stats.computed_tokens
-        acc = self.runner.run(root, len(slots))
-        if self.prefix_stats is not None:
-            computed = self.stats.computed_tokens - before
-            self.prefix_stats.computed_tokens += computed
-            self.prefix_stats.reused_tokens += max(row_tokens - computed, 0)
-        results: list[dict[str, float]] = [{} for _ in rows]
-        for (j, label), value in zip(slots, acc, strict=True):
-            results[j][label] = value
-        return results
-
-    def prepare(self, rows: Sequence[Row]) -> None:
-        """Score ``rows`` now (one tree) and keep the results for later ``score`` calls."""
-        for row, result in zip(rows, self._run(rows), strict=True):
-            key = tuple(row.tokens)
-            for label, value in result.items():
-                entry = self.memo.setdefault((key, tuple(row.targets[label])), [value, 0])
-                entry[1] += 1  # a duplicate request is served twice
-
-    def _take(self, key: tuple[tuple[int, ...], tuple[int, ...]]) -> float:
-        entry = self.memo[key]
-        entry[1] -= 1
-        if entry[1] <= 0:
-            del self.memo[key]
-        return entry[0]
-
-    def score(self, rows: Sequence[Row]) -> list[dict[str, float]]:
-        """Return, per row, label -> summed log-probability of its continuation tokens."""
-        results: list[dict[str, float] | None] = []
-        missing: list[int] = []
-        for j, row in enumerate(rows):
-            key = tuple(row.tokens)
-            keys = {label: (key, tuple(ids)) for label, ids in row.targets.items()}
-            if all(k in self.memo for k in keys.values()):
-                results.append({label: self._take(k) for label, k in keys.items()})
-                self.stats.memo_hits += 1
-            else:
-                results.append(None)
-                missing.append(j)
-        if missing:
-            fresh = self._run([rows[j] for j in missing])
-            for j, result in zip(missing, fresh, strict=True):
-                results[j] = result
-        return [r if r is not None else {} for r in results]

@@ -21,7 +21,8 @@ OPTION_HELP: dict[str, str] = {
     "chat_template": "Wrap prompts in the model's chat template (local models).",
     "device": "Where a local model runs: cpu | cuda.",
     "dtype": "Weights' type of a local model: float32 | bfloat16 | float16.",
-    "batch_size": "Prompts per forward pass of a local model (default: the backend's own).",
+    "batch_size": "Prompts per forward pass of a local model (default: the backend's own);"
+    " log-likelihood scoring through the prefix tree packs prompts by tokens instead.",
     "timeout": "Seconds before one API request is abandoned (and retried).",
     "seed": "Seed for the model's sampling (where the backend takes one).",
 }
