@@ -101,7 +101,7 @@ class HFBackend(ModelBackend):
             if self.encoder_decoder
             else CausalScorer(self.model, self.pad_id, self.prefix)
         )
-        # With the prefix cache on, causal rows go through a prefix tree (hf_prefix_tree).
+        # With the prefix cache on, causal rows go through a prefix tree (hf_tree_scorer).
         self._tree = (
             PrefixTreeScorer(self.model, batch_size, self.pad_id, prefix_stats=self.prefix.stats)
             if self.prefix is not None

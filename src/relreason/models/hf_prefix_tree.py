@@ -40,10 +40,10 @@ from relreason.models.tree_attention import (
     segment_attention,
 )
 
-# Config attributes that change logits after the output layer; with any of them set the model
-# is run whole (its logits kept at every position) instead of body + output layer.
 PACK_TOKENS = 1024  # block-masked siblings per pass, in tokens (its attention is quadratic)
 SEGMENT_TOKENS = 2048  # segmented siblings per pass, in tokens (linear; measured best here)
+# Config attributes that change logits after the output layer; with any of them set the model
+# is run whole (its logits kept at every position) instead of body + output layer.
 _LOGIT_TRANSFORMS = ("final_logit_softcapping", "logit_scale", "logits_scaling")
 
 
@@ -60,8 +60,8 @@ class TreeRunner:
     row (sdpa/eager attention only), so the parent's cache is not copied per sibling and nothing
     is padded: with segmented attention (``tree_attention``; ``segmented``) when the model's
     attention allows, else with a block attention mask; not packed: right-padded rows
-    (``pad_id``), at most ``batch_size`` per pass. For Llama models on the CPU the packed
-    passes go through ``lean_llama.LeanLlama`` (``lean``) rather than transformers' forward.
+    (``pad_id``), at most ``batch_size`` per pass. For float32 Llama models on the CPU every
+    pass goes through ``lean_llama.LeanLlama`` (``lean``) rather than transformers' forward.
     """
 
     def __init__(
