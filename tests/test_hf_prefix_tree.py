@@ -349,3 +349,16 @@ def test_the_lean_pass_takes_only_a_float32_llama_body(plain: HFBackend) -> None
     assert LeanLlama.for_model(body) is not None
     assert LeanLlama.for_model(plain.model) is None, "the causal LM itself is not a Llama body"
     assert LeanLlama.for_model(copy.deepcopy(body).to(torch.bfloat16)) is None
+
+
+@pytest.mark.model
+def test_segmented_siblings_group_by_tokens_and_masked_ones_by_batch(plain: HFBackend) -> None:
+    from relreason.models import hf_prefix_tree
+
+    children = [Node(4, [1] * 50) for _ in range(10)]
+    runner = TreeRunner(plain.model, 3, plain.pad_id)
+    assert [len(g) for g in runner._groups(children)] == [10], "500 tokens: one pass"
+    big = [Node(4, [1] * (hf_prefix_tree.SEGMENT_TOKENS // 2)) for _ in range(3)]
+    assert [len(g) for g in runner._groups(big)] == [2, 1], "the token limit still holds"
+    _masked(runner)
+    assert [len(g) for g in runner._groups(children)] == [3, 3, 3, 1]
