@@ -263,10 +263,20 @@ def test_prepared_task_is_served_from_memory_and_equals_the_plain_backend(
     assert backend._tree is not None
     asyncio.run(backend.prepare_choices(requests))
     computed = backend._tree.stats.computed_tokens
+    encoded: list[str] = []
+    real_encode = backend.encode
+
+    def counting_encode(text: str, **kwargs: Any) -> list[int]:
+        encoded.append(text)
+        return real_encode(text, **kwargs)
+
+    backend.encode = counting_encode  # type: ignore[method-assign]
     got: list[dict[str, float]] = []
     for i in range(0, len(requests), 5):  # the runner's calls: a few items at a time
         got += _scores(asyncio.run(backend.score_choices(requests[i : i + 5])))
     _assert_close(got, want)
+    assert not encoded, "prepared requests are not tokenised again"
+    assert not backend._prepared_rows, "every prepared request's rows were taken once"
     assert backend._tree.stats.computed_tokens == computed, "nothing is run twice"
     assert backend._tree.stats.memo_hits == len(_rows(plain, requests))  # the duplicate too
     assert not backend._tree.memo, "every prepared result was served once"

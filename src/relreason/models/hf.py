@@ -12,6 +12,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import torch
@@ -40,6 +41,8 @@ DTYPES = {
 }
 _UNSET_MAX_LENGTH = 1000000000000000019884624838656  # transformers' "no limit" sentinel
 DEFAULT_MAX_LENGTH = 2048
+# A request's prompt and continuations: rows prepare_choices tokenised are kept under it.
+_RequestKey = tuple[str, tuple[tuple[str, str], ...]]
 
 
 class HFBackend(ModelBackend):
@@ -107,6 +110,7 @@ class HFBackend(ModelBackend):
             if self.prefix is not None
             else None
         )
+        self._prepared_rows: dict[_RequestKey, list[tuple[list[Row], int]]] = {}
 
     def _load(self, name_or_path: str, dtype: Any) -> None:
         try:
@@ -281,7 +285,7 @@ class HFBackend(ModelBackend):
         prompt_tokens: dict[int, int] = {}
         for i, req in enumerate(requests):
             try:
-                new_rows, prompt_tokens[i] = self._rows_for(i, req)
+                new_rows, prompt_tokens[i] = self._prepared_or_new_rows(i, req)
             except ValueError as exc:
                 errors[i] = str(exc)
                 continue
@@ -331,14 +335,28 @@ class HFBackend(ModelBackend):
         rows: list[Row] = []
         for i, req in enumerate(requests):
             try:
-                rows.extend(self._rows_for(i, req)[0])
+                new_rows, prompt_tokens = self._rows_for(i, req)
             except ValueError:
                 continue
+            rows.extend(new_rows)
+            self._prepared_rows.setdefault(_request_key(req), []).append((new_rows, prompt_tokens))
         with self._lock:
             try:
                 self._tree.prepare(rows)
             except RuntimeError:
                 self._tree.memo.clear()
+                self._prepared_rows.clear()
+
+    def _prepared_or_new_rows(self, owner: int, req: ChoiceRequest) -> tuple[list[Row], int]:
+        """``_rows_for``, taking (and dropping) the rows ``prepare_choices`` tokenised."""
+        key = _request_key(req)
+        waiting = self._prepared_rows.get(key)
+        if not waiting:
+            return self._rows_for(owner, req)
+        rows, prompt_tokens = waiting.pop()
+        if not waiting:
+            del self._prepared_rows[key]
+        return [replace(row, owner=owner) for row in rows], prompt_tokens
 
     async def aclose(self) -> None:
         """Drop the stored prefix caches (the model itself is freed with the backend)."""
@@ -346,20 +364,19 @@ class HFBackend(ModelBackend):
             self.prefix.clear()
         if self._tree is not None:
             self._tree.clear()
+        self._prepared_rows.clear()
+
+
+def _request_key(req: ChoiceRequest) -> _RequestKey:
+    """What a request's rows depend on: its prompt and its (label, continuation) pairs."""
+    return req.prompt, tuple(req.continuations.items())
 
 
 def _with_latency(response: Response | None, latency: float) -> Response:
     """Return ``response`` with ``latency_s`` set (an error response when it is missing)."""
     if response is None:
         return Response(error="no response was produced", latency_s=latency)
-    return Response(
-        text=response.text,
-        top_logprobs=response.top_logprobs,
-        choice_logprobs=response.choice_logprobs,
-        usage=response.usage,
-        latency_s=latency,
-        error=response.error,
-    )
+    return replace(response, latency_s=latency)
 
 
 def local_kwargs(options: ModelOptions) -> dict[str, Any]:
