@@ -321,11 +321,11 @@ class HFBackend(ModelBackend):
     async def prepare_choices(self, requests: Sequence[ChoiceRequest]) -> None:
         """Optional hook: score all of a task's choice requests at once, ahead of time.
 
-        The whole task's rows go through one prefix tree; the results are kept until
-        ``score_choices`` asks for the same request (they are then served from memory and
-        dropped). Without the hook each ``score_choices`` call is a tree of its own. Requests
-        that cannot be scored are skipped here (``score_choices`` reports them); a model
-        error only drops the prepared results.
+        The whole task's rows go through one prefix tree; the results and the tokenised rows
+        are kept until ``score_choices`` asks for the same request (they are then served from
+        memory, not tokenised again, and dropped). Without the hook each ``score_choices``
+        call is a tree of its own. Requests that cannot be scored are skipped here
+        (``score_choices`` reports them); a model error only drops the prepared results.
         """
         await asyncio.to_thread(self._prepare_sync, list(requests))
 
