@@ -11,8 +11,10 @@ from typing import Any
 import pandas as pd
 
 from relreason.analysis.load import Runs
+from relreason.analysis.overview import settings_legend
+from relreason.analysis.setup import pick_runs
 from relreason.analysis.stats import accuracy_cell, paired
-from relreason.analysis.table import Drill, NotPossible, Table
+from relreason.analysis.table import Drill, NotPossible, Table, number_text
 
 SETTINGS = tuple(range(1, 13))
 KNOBS = ("relation", "text_type", "example_type", "prompt", "n_shot")
@@ -36,6 +38,13 @@ def run_label(row: Any) -> str:
     return f"{row['model']}{' *' if row['partial'] else ''}"
 
 
+def accuracy_text(cell: dict[str, Any]) -> str:
+    """``0.523 [0.50, 0.55]``: an accuracy with its Wilson interval (``-`` for no items)."""
+    if not cell["n"] or pd.isna(cell["accuracy"]):
+        return "-"
+    return f"{cell['accuracy']:.3f} [{cell['lo']:.2f}, {cell['hi']:.2f}]"
+
+
 def _acc(runs: Runs, run_id: str) -> dict[str, Any]:
     return accuracy_cell(runs.items.loc[runs.items["run_id"] == run_id, "correct"])
 
@@ -47,6 +56,7 @@ def table9(runs: Runs) -> Table:
     meta = part.runs[(~part.runs["neutral"]) & part.runs["setting"].notna()]
     if meta.empty:
         raise NotPossible("no ConvRe run of a paper setting (1-12) without neutral naming")
+    meta, chosen = pick_runs(meta, ["task", "model", "subset", "setting"], "Table 9")
     data_rows = []
     for _, run in meta.iterrows():
         cell = _acc(part, run["run_id"])
@@ -71,12 +81,19 @@ def table9(runs: Runs) -> Table:
         for _, cell in group.iterrows():
             column = f"{cell['setting']}#"
             mark = " *" if cell["partial"] else ""
-            row[column] = f"{cell['accuracy']:.3f} [{cell['lo']:.2f}, {cell['hi']:.2f}]{mark}"
+            row[column] = accuracy_text(cell) + mark
             drill[(position, column)] = Drill((cell["run_id"],))
         shown_rows.append(row)
     columns = ["task", "model"] + [f"{s}#" for s in SETTINGS]
     shown = pd.DataFrame(shown_rows).reindex(columns=columns)
-    note = "Accuracy [Wilson 95% interval]; * a partial run (a limit, or not finished)."
+    note = " ".join(
+        [
+            "Accuracy [Wilson 95% interval]; * a partial run (a limit, a sample, or not finished);",
+            "'-' nothing answered.",
+            settings_legend(data["setting"]),
+            *chosen,
+        ]
+    )
     return Table(
         "convre_table9",
         "ConvRe: accuracy per setting (paper Table 9)",
@@ -152,7 +169,10 @@ def contrasts(runs: Runs) -> Table:
             "no two ConvRe runs of one model and task whose settings differ in exactly one knob "
             "(e.g. settings 1 and 3: normal vs converse)"
         )
-    note = "Paired on the same triples; p: McNemar's exact two-sided test on discordant triples."
+    note = (
+        "Paired on the same triples; p: McNemar's exact two-sided test on discordant triples. "
+        + settings_legend(part.runs["setting"])
+    )
     return Table(
         "convre_contrasts",
         "ConvRe: paired contrasts between settings",
@@ -222,6 +242,7 @@ def subset_vs_full(runs: Runs) -> Table:
                 "model": full["model"],
                 "task": full["task"],
                 "setting": int(full["setting"]),
+                "neutral": bool(full["neutral"]),
                 "full": a["accuracy"],
                 "n_full": a["n"],
                 "subset": b["accuracy"],
@@ -276,9 +297,9 @@ def neutral_vs_normal(runs: Runs) -> Table:
         shown.append(
             {
                 **base,
-                "neutral (diff)": f"{acc_neutral:.3f} ({diff:+.3f})",
-                "normal": f"{acc_normal:.3f}",
-                "p": f"{pair.p_value:.3g}",
+                "neutral (diff)": f"{number_text(acc_neutral)} ({number_text(diff, signed=True)})",
+                "normal": acc_normal,
+                "p": pair.p_value,
             }
         )
     if not rows:
@@ -310,12 +331,12 @@ def wrong_overlap(
     wrong: dict[str, set[str]] = {}
     totals: dict[str, int] = {}
     runs_of: dict[str, str] = {}
-    for _, run in meta.iterrows():
+    for _, run in meta.sort_values(["n_records", "failed"], ascending=[False, True]).iterrows():
         mine = items[items["run_id"] == run["run_id"]]
         if mine.empty:
             continue
         name = run_label(run) + (" (subset)" if run["subset"] else "")
-        if name in wrong:
+        if name in wrong:  # runs come most items first: the fullest run of a model is kept
             continue
         wrong[name] = set(mine.loc[~mine["correct"].astype(bool), "item_id"])
         totals[name] = len(mine)

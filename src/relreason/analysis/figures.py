@@ -1,21 +1,45 @@
-"""Matplotlib figures of the analyses, returned as inline SVG text (no files, no network)."""
+"""Matplotlib figures of the analyses, made to be read at 1400 px and in a printed page: at most
+7 inches wide, no text under 8 pt, labelled axes, legends outside the plotted area. Each
+function returns a ``Figure``; ``to_svg`` gives the inline SVG of the HTML report and
+``save_figure`` writes SVG, PDF and PNG files for a paper (``report --figures DIR``)."""
 
 from __future__ import annotations
 
 import io
-import math
 import re
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 plt.rcParams["svg.fonttype"] = "none"  # text stays text: smaller files
 plt.rcParams["svg.hashsalt"] = "relreason"  # stable ids
+plt.rcParams["pdf.fonttype"] = 42  # TrueType in PDFs (editable, embeddable in papers)
+
+WIDTH = 7.0
+"""The widest figure, in inches (a two-column page's text width)."""
+FONT = 8.0
+"""The smallest font, in points."""
+FIGURE_FORMATS = ("svg", "pdf", "png")
+
+plt.rcParams.update(
+    {
+        "font.size": 9,
+        "axes.titlesize": 10,
+        "axes.labelsize": 9,
+        "xtick.labelsize": FONT,
+        "ytick.labelsize": FONT,
+        "legend.fontsize": FONT,
+        "figure.dpi": 100,
+    }
+)
 
 
 def to_svg(fig: Figure) -> str:
@@ -28,22 +52,59 @@ def to_svg(fig: Figure) -> str:
     return text[text.index("<svg") :]
 
 
-def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> str:
-    """ConvRe: accuracy per setting, one panel per task, one line per (model, subset); the
-    papers' figures for the same tasks as thin grey lines (named in the legend when few)."""
+def save_figure(fig: Figure, stem: Path, formats: Sequence[str] = FIGURE_FORMATS) -> list[Path]:
+    """Write ``fig`` as ``stem.svg``, ``stem.pdf`` and ``stem.png`` (200 dpi) atomically; close
+    it; return the paths."""
+    from relreason.files import atomic_write_bytes
+
+    written = []
+    for fmt in formats:
+        buffer = io.BytesIO()
+        metadata: dict[str, Any] = {"Date": None} if fmt == "pdf" else {}
+        fig.savefig(buffer, format=fmt, bbox_inches="tight", dpi=200, metadata=metadata)
+        path = stem.with_suffix(f".{fmt}")
+        atomic_write_bytes(path, buffer.getvalue())
+        written.append(path)
+    plt.close(fig)
+    return written
+
+
+def _legend_outside(ax: Axes, title: str | None = None) -> None:
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(
+            handles,
+            labels,
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            frameon=False,
+            title=title,
+            ncols=1 if len(labels) <= 18 else 2,
+        )
+
+
+def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> Figure:
+    """ConvRe Table 9: accuracy per setting, one panel per task (stacked), one line per
+    (model, subset) with its Wilson interval; the papers' figures for the same tasks as thin
+    grey dashed lines; the legend beside the panels."""
     tasks = sorted(data["task"].unique())
-    fig, axes = plt.subplots(1, len(tasks), figsize=(5.2 * len(tasks), 3.4), squeeze=False)
-    for ax, task in zip(axes[0], tasks, strict=True):
+    fig, axes = plt.subplots(
+        len(tasks), 1, figsize=(WIDTH, 2.6 * len(tasks) + 0.4), squeeze=False, sharex=True
+    )
+    for number, (ax, task) in enumerate(zip(axes[:, 0], tasks, strict=True)):
         if paper is not None and not paper.empty:
-            for model, group in paper[paper["task"] == task].groupby("model"):
+            named = paper["model"].nunique() <= 4
+            for index, (model, group) in enumerate(paper[paper["task"] == task].groupby("model")):
                 group = group.sort_values("setting")
+                label = f"paper: {model}" if named else ("paper models" if index == 0 else None)
                 ax.plot(
                     group["setting"],
                     group["accuracy"],
-                    color="0.8",
+                    color="0.7",
+                    ls="--",
                     lw=0.8,
                     zorder=1,
-                    label=f"paper: {model}" if paper["model"].nunique() <= 3 else None,
+                    label=label if number == 0 else None,
                 )
         mine = data[data["task"] == task]
         for (model, subset), group in mine.groupby(["model", "subset"]):
@@ -58,77 +119,84 @@ def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> s
                 marker="o",
                 ms=3,
                 capsize=2,
-                label=model + (" (subset)" if subset else ""),
+                label=(model + (" (subset)" if subset else "")) if number == 0 else None,
             )
-        ax.axhline(0.5, color="0.5", ls=":", lw=0.8)
-        ax.set(title=task, xlabel="setting #", ylabel="accuracy", ylim=(0, 1), xticks=range(1, 13))
-        ax.legend(fontsize=6, loc="lower left")
-    return to_svg(fig)
-
-
-def scaling_panels(points: pd.DataFrame) -> str:
-    """ConvRe Figures 5/7: accuracy against model size, one panel per (task, setting), one line
-    per (source, family). The x axis is the size rank within the family (1 = smallest), since
-    some of the papers' families have no published sizes; the trend rule uses the order only."""
-    cells = sorted({(t, int(s)) for t, s in zip(points["task"], points["setting"], strict=True)})
-    cols = min(6, len(cells))
-    rows = math.ceil(len(cells) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(2.3 * cols, 2.0 * rows), squeeze=False)
-    for ax, (task, setting) in zip(axes.flat, cells, strict=False):
-        here = points[(points["task"] == task) & (points["setting"] == setting)]
-        for (source, family), group in here.groupby(["source", "family"]):
-            group = group.sort_values("size")
-            style = "--" if source == "paper" else "-"
-            ranks = range(1, len(group) + 1)
-            label = f"{family} (paper)" if source == "paper" else str(family)
-            ax.plot(ranks, group["accuracy"], style, marker=".", label=label)
-        ax.set(title=f"{task} {setting}#", ylim=(0, 1))
-        ax.tick_params(labelsize=6)
-        ax.title.set_fontsize(7)
-    for ax in list(axes.flat)[len(cells) :]:
-        ax.axis("off")
-    axes.flat[0].legend(fontsize=5)
-    fig.supxlabel("size rank within the family (1 = smallest)", fontsize=7)
+        ax.axhline(0.5, color="0.5", ls=":", lw=0.8, label="chance (0.5)" if number == 0 else None)
+        ax.set(title=task, ylabel="accuracy", ylim=(0, 1), xticks=range(1, 13))
+        ax.set_xticklabels([f"{s}#" for s in range(1, 13)])
+    axes[-1, 0].set_xlabel("prompt setting (paper Tables 2-3)")
+    _legend_outside(axes[0, 0])
     fig.tight_layout()
-    return to_svg(fig)
+    return fig
+
+
+def scaling_grid(points: pd.DataFrame) -> Figure:
+    """ConvRe Figures 5/7 as one readable grid per task: a row per model (grouped by family,
+    smallest first), a column per setting, each cell its accuracy (coloured and written), so
+    reading down a column is the trend with size."""
+    tasks = sorted(points["task"].unique())
+    ordered = points.sort_values(["source", "family", "size"])
+    models = list(
+        dict.fromkeys(zip(ordered["source"], ordered["family"], ordered["model"], strict=True))
+    )
+    names = [f"{m} (paper)" if s == "paper" else str(m) for s, _, m in models]
+    height = 0.24 * len(models) + 1.0
+    fig, axes = plt.subplots(1, len(tasks), figsize=(WIDTH, height), squeeze=False, sharey=True)
+    settings = list(range(1, 13))
+    image = None
+    for ax, task in zip(axes[0], tasks, strict=True):
+        here = points[points["task"] == task]
+        grid = here.pivot_table(index="model", columns="setting", values="accuracy", aggfunc="mean")
+        grid = grid.reindex(index=[m for _, _, m in models], columns=settings)
+        image = ax.imshow(grid.to_numpy(dtype=float), vmin=0, vmax=1, cmap="viridis", aspect="auto")
+        ax.set_xticks(range(len(settings)), [f"{s}" for s in settings])
+        ax.set_yticks(range(len(names)), names)
+        ax.set(title=task, xlabel="setting #")
+        for i, row in enumerate(grid.to_numpy(dtype=float)):
+            for j, value in enumerate(row):
+                if not pd.isna(value):
+                    colour = "k" if value > 0.6 else "w"
+                    ax.text(j, i, f"{100 * value:.0f}", ha="center", va="center", color=colour)
+    if image is not None:
+        fig.colorbar(image, ax=list(axes[0]), fraction=0.03, label="accuracy (cells: %)")
+    return fig
 
 
 def lines(
     data: pd.DataFrame, x: str, hue: Sequence[str], y: str = "accuracy", min_n: int = 20
-) -> str:
-    """One line of ``y`` against ``x`` per combination of the ``hue`` columns; points with fewer
-    than ``min_n`` items are left out (said in the axis label)."""
+) -> Figure:
+    """One line of ``y`` against ``x`` per combination of the ``hue`` columns, legend beside
+    the plot; points with fewer than ``min_n`` items are left out (said in the axis label)."""
     data = data[data["n"] >= min_n].copy()
     data["_hue"] = data[list(hue)].astype(str).agg(" / ".join, axis=1)
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    fig, ax = plt.subplots(figsize=(WIDTH * 0.62, 3.2))
     for name, group in data.groupby("_hue"):
         group = group.sort_values(x)
         ax.plot(group[x], group[y], marker="o", ms=3, label=str(name))
-    ax.set(xlabel=f"{x} (points with n >= {min_n})", ylabel=y, ylim=(0, 1))
-    if data["_hue"].nunique() <= 12:
-        ax.legend(fontsize=6)
-    return to_svg(fig)
+    ax.set(xlabel=f"{x.replace('_', ' ')} (points with n >= {min_n})", ylabel=y, ylim=(0, 1))
+    if not data.empty:
+        ax.set_xticks(sorted(data[x].unique()))
+    _legend_outside(ax, " / ".join(hue))
+    return fig
 
 
-def heatmap(data: pd.DataFrame, rows: Sequence[str], column: str, y: str = "accuracy") -> str:
+def heatmap(data: pd.DataFrame, rows: Sequence[str], column: str, y: str = "accuracy") -> Figure:
     """A grid of ``y``: one row per combination of ``rows``, one column per value of
-    ``column``, each cell coloured (0 to 1) and labelled when the grid is small."""
+    ``column``, each cell coloured (0 to 1) and labelled when the grid is small; row labels in
+    an 8 pt font (the figure grows with the rows)."""
     data = data.copy()
     data["_row"] = data[list(rows)].astype(str).agg(" / ".join, axis=1)
     grid = data.pivot_table(index="_row", columns=column, values=y, aggfunc="mean")
-    height = max(2.0, 0.22 * len(grid) + 1.2)
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.7 * len(grid.columns) + 2.5), height))
+    height = max(2.0, 0.2 * len(grid) + 1.3)
+    width = min(WIDTH, max(3.5, 0.45 * len(grid.columns) + 3.0))
+    fig, ax = plt.subplots(figsize=(width, height))
     image = ax.imshow(grid.to_numpy(dtype=float), vmin=0, vmax=1, cmap="viridis", aspect="auto")
-    ax.set_xticks(
-        range(len(grid.columns)),
-        [str(c) for c in grid.columns],
-        rotation=30,
-        ha="right",
-        fontsize=7,
-    )
-    ax.set_yticks(range(len(grid)), list(grid.index), fontsize=6)
-    if grid.size <= 120:
+    ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns], rotation=35, ha="right")
+    ax.set_yticks(range(len(grid)), list(grid.index))
+    ax.set(xlabel=column.replace("_", " "), ylabel=" / ".join(rows))
+    if len(grid.columns) <= 12:
         for (i, j), value in pd.DataFrame(grid.to_numpy()).stack().items():
-            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=6, color="w")
-    fig.colorbar(image, ax=ax, fraction=0.03)
-    return to_svg(fig)
+            colour = "k" if value > 0.6 else "w"
+            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=FONT, color=colour)
+    fig.colorbar(image, ax=ax, fraction=0.04, label=y)
+    return fig

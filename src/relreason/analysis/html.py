@@ -26,6 +26,7 @@ from relreason.analysis.load import Runs
 from relreason.analysis.relations import count_relations
 from relreason.analysis.report import Report, build_report
 from relreason.analysis.table import Table, cell_text
+from relreason.files import atomic_write_text
 
 MAX_OUTPUT = 4000
 _ITEM_COLUMNS = (
@@ -93,7 +94,15 @@ def run_payload(items: pd.DataFrame, pool: dict[str, int]) -> dict[str, Any]:
     label_column = next((c for c in ("label_relation", "label_categories") if c in items), None)
     extra = [
         c
-        for c in ("label_relation", "label_categories", "label_source", "label_n_options")
+        for c in (
+            "label_relation",
+            "label_categories",
+            "label_source",
+            "label_n_options",
+            "label_domain",
+            "label_hops",
+            "label_order",
+        )
         if c in items
     ]
     prompts = [p for p in items.get("prompt_text", pd.Series(dtype=object)) if isinstance(p, str)]
@@ -122,7 +131,7 @@ def _table_html(table: Table, drills: list[dict[str, Any]]) -> str:
         cells = []
         for column, value in zip(frame.columns, row, strict=True):
             drill = table.drill.get((position, str(column)))
-            text = html.escape(cell_text(value))
+            text = html.escape(cell_text(value, column=column))
             if drill is None:
                 cells.append(f"<td>{text}</td>")
             else:
@@ -146,7 +155,8 @@ def _page(report: Report, title: str) -> str:
             )
             continue
         table = section.table
-        figure = f'<div class="fig">{table.figure}</div>' if table.figure else ""
+        svg = table.figure_svg()
+        figure = f'<div class="fig">{svg}</div>' if svg else ""
         note = f'<p class="note">{html.escape(table.note)}</p>' if table.note else ""
         sections.append(
             f'<section id="{anchor}"><h2>{html.escape(table.title)}</h2>'
@@ -204,5 +214,5 @@ def render_html(
     ``build_report``, which also takes ``options``)."""
     report = runs if isinstance(runs, Report) else build_report(runs, paper, **options)
     out = Path(out_path)
-    out.write_text(_page(report, title), encoding="utf-8")
+    atomic_write_text(out, _page(report, title))
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from relreason.analysis.setup import label_runs
 from relreason.errors import UsageError
 from relreason.records import MANIFEST, SUMMARY, load_records, read_manifest
 
@@ -42,13 +44,49 @@ RUN_COLUMNS = (
     "method",
     "mode",
     "scoring",
+    "permute",
+    "sample",
     "limit",
+    "reader",
+    "api",
+    "chat_template",
+    "max_new_tokens",
+    "temperature",
+    "status",
     "n_items",
     "n_records",
+    "failed",
     "complete",
     "partial",
     "description",
 )
+ITEM_FIELDS = (
+    "index",
+    "item_id",
+    "gold",
+    "answer",
+    "status",
+    "correct",
+    "read_method",
+    "output",
+    "second_output",
+    "error",
+    "prompt_text",
+    "reader",
+    "prompt_tokens",
+    "completion_tokens",
+    "latency_s",
+    "attempts",
+    "cached",
+    "choice_logprobs",
+    "top_logprobs",
+    "sent_as",
+    "served_model",
+    "answer_official",
+    "status_official",
+    "correct_official",
+)
+"""The columns of ``Runs.items`` besides ``run_id`` and the ``label_<name>`` columns."""
 _OFFICIAL_NESTS = ("alt", "official", "official_reading", "reading_official")
 _SIZE = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*([bBmM])(?![A-Za-z])")
 
@@ -133,6 +171,8 @@ def _run_row(
     complete = manifest.get("status") == "complete"
     benchmark = description.get("benchmark", manifest.get("benchmark"))
     convre = benchmark == "convre"
+    params = options.get("params") or {}
+    model_options = model.get("options") or {}
     return {
         "run_id": folder.relative_to(root).as_posix() if folder != root else folder.name,
         "folder": str(folder),
@@ -154,34 +194,56 @@ def _run_row(
         "method": description.get("method"),
         "mode": description.get("mode"),
         "scoring": manifest.get("scoring"),
+        "permute": description.get("permute"),
+        "sample": options.get("sample"),
         "limit": limit,
+        "reader": None,
+        "api": model_options.get("api"),
+        "chat_template": model_options.get("chat_template"),
+        "max_new_tokens": params.get("max_new_tokens"),
+        "temperature": params.get("temperature"),
+        "status": manifest.get("status"),
         "n_items": n_items,
         "n_records": n_records,
+        "failed": 0,
         "complete": complete,
-        "partial": limit is not None or not complete or (n_items or 0) > n_records,
+        "partial": limit is not None
+        or options.get("sample") is not None
+        or not complete
+        or (n_items or 0) > n_records,
         "description": json.dumps(description, sort_keys=True),
     }
 
 
-def _item_row(run_id: str, record: Mapping[str, Any]) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "run_id": run_id,
-        "index": record.get("index"),
-        "item_id": record.get("item_id"),
-        "gold": record.get("gold"),
-        "answer": record.get("answer"),
-        "status": record.get("status"),
-        "correct": record.get("status") == "correct",
-        "read_method": record.get("method"),
-        "output": record.get("output"),
-        "second_output": record.get("second_output"),
-        "error": record.get("error"),
-        "prompt_text": record.get("prompt"),
-        **official_reading(record),
-    }
-    for name, value in (record.get("labels") or {}).items():
-        row[f"label_{name}"] = list(value) if isinstance(value, list | tuple) else value
-    return row
+def _add_items(
+    columns: dict[str, list[Any]], labels: dict[str, list[Any]], run_id: str, records: list[Any]
+) -> None:
+    """Append one run's records to the item columns (and label columns, padded with None)."""
+    start = len(columns["run_id"])
+    columns["run_id"] += [run_id] * len(records)
+    get = [record.get for record in records]
+    for name in ("index", "item_id", "gold", "answer", "status", "output", "second_output"):
+        columns[name] += [g(name) for g in get]
+    columns["error"] += [g("error") for g in get]
+    columns["correct"] += [g("status") == "correct" for g in get]
+    columns["read_method"] += [g("method") for g in get]
+    columns["prompt_text"] += [g("prompt") for g in get]
+    columns["reader"] += [g("reader") for g in get]
+    usages = [g("usage") or {} for g in get]
+    columns["prompt_tokens"] += [u.get("prompt_tokens") for u in usages]
+    columns["completion_tokens"] += [u.get("completion_tokens") for u in usages]
+    for name in ("latency_s", "attempts", "cached", "choice_logprobs", "top_logprobs"):
+        columns[name] += [g(name) for g in get]
+    columns["sent_as"] += [g("sent_as") for g in get]
+    columns["served_model"] += [g("served_model") for g in get]
+    official = [official_reading(record) for record in records]
+    for name in ("answer_official", "status_official", "correct_official"):
+        columns[name] += [o[name] for o in official]
+    for number, record in enumerate(records):
+        for name, value in (record.get("labels") or {}).items():
+            column = labels.setdefault(f"label_{name}", [])
+            column += [None] * (start + number - len(column))
+            column.append(list(value) if isinstance(value, list | tuple) else value)
 
 
 def load_runs(directory: Path | str) -> Runs:
@@ -196,18 +258,26 @@ def load_runs(directory: Path | str) -> Runs:
     folders = sorted(p.parent for p in root.rglob(MANIFEST))
     if not folders:
         raise UsageError(f"{root} holds no run folder (no {MANIFEST} below it)")
-    run_rows, item_rows = [], []
+    run_rows = []
+    columns: dict[str, list[Any]] = {name: [] for name in ("run_id", *ITEM_FIELDS)}
+    labels: dict[str, list[Any]] = {}
     for folder in folders:
         manifest = read_manifest(folder)
-        records = load_records(folder)
+        found = load_records(folder)
+        records = [found[i] for i in sorted(found)]
         row = _run_row(root, folder, manifest, len(records))
         summary = folder / SUMMARY
         if row["n_items"] is None and summary.is_file():
             row["n_items"] = json.loads(summary.read_text("utf-8")).get("n")
+        readers = Counter(r.get("reader") for r in records if r.get("reader"))
+        row["reader"] = readers.most_common(1)[0][0] if readers else None
+        row["failed"] = sum(r.get("status") == "failed" for r in records)
         run_rows.append(row)
-        item_rows += [_item_row(row["run_id"], records[i]) for i in sorted(records)]
+        _add_items(columns, labels, row["run_id"], records)
+    total = len(columns["run_id"])
+    for column in labels.values():
+        column += [None] * (total - len(column))
     runs = pd.DataFrame(run_rows, columns=list(RUN_COLUMNS))
-    items = pd.DataFrame(item_rows)
-    if items.empty:
-        items = pd.DataFrame(columns=["run_id", "index", "item_id", "gold", "answer", "status"])
+    label_runs(runs)
+    items = pd.DataFrame({**columns, **labels})
     return Runs(root, runs, items)

@@ -13,8 +13,9 @@ import pandas as pd
 from relreason.analysis.convre import run_label
 from relreason.analysis.load import Runs
 from relreason.analysis.relations import count_relations
+from relreason.analysis.setup import pick_runs
 from relreason.analysis.stats import accuracy_cell, paired
-from relreason.analysis.table import Drill, NotPossible, Table
+from relreason.analysis.table import Drill, NotPossible, Table, number_text
 
 LANGUAGES = ("en", "fr", "ja", "ko", "zh")
 METHODS = ("zs", "fs", "zsc", "fs-english", "fs-multilingual")
@@ -37,8 +38,9 @@ def table4(runs: Runs) -> Table:
     """Table 4: one row per (model, method), one column per language plus their mean (AVG,
     over the languages run), accuracy in percent as the paper shows it."""
     part = _mcr(runs)
+    meta, chosen = pick_runs(part.runs, ["model", "method", "language"], "Table 4")
     data_rows, shown_rows, drill = [], [], {}
-    for position, ((model, method), group) in enumerate(part.runs.groupby(["model", "method"])):
+    for position, ((model, method), group) in enumerate(meta.groupby(["model", "method"])):
         row: dict[str, Any] = {"model": model, "method": method}
         accs = []
         for _, run in group.iterrows():
@@ -54,10 +56,11 @@ def table4(runs: Runs) -> Table:
                 }
             )
             column = str(run["language"]).upper()
-            row[column] = f"{100 * cell['accuracy']:.2f}" + (" *" if run["partial"] else "")
+            row[column] = percent(cell["accuracy"]) + (" *" if run["partial"] else "")
             drill[(position, column)] = Drill((run["run_id"],))
-            accs.append(cell["accuracy"])
-        row["AVG"] = f"{100 * sum(accs) / len(accs):.2f}"
+            if cell["n"]:
+                accs.append(cell["accuracy"])
+        row["AVG"] = percent(sum(accs) / len(accs)) if accs else "-"
         drill[(position, "AVG")] = Drill(tuple(group["run_id"]))
         shown_rows.append(row)
     chance = _chance_row(part)
@@ -68,6 +71,7 @@ def table4(runs: Runs) -> Table:
     note = (
         "Accuracy (%); AVG over the languages run; * a partial run. The chance row is the "
         "expected accuracy of a uniform guess (mean of 1/options; the paper's Random Guess: 25.13)."
+        + "".join(" " + c for c in chosen)
     )
     return Table(
         "mcr_table4",
@@ -77,6 +81,11 @@ def table4(runs: Runs) -> Table:
         note,
         drill,
     )
+
+
+def percent(accuracy: float) -> str:
+    """An accuracy in percent to two places, as the paper shows it (``-`` for NaN)."""
+    return "-" if pd.isna(accuracy) else f"{100 * accuracy:.2f}"
 
 
 def _chance_row(part: Runs) -> dict[str, Any] | None:
@@ -132,7 +141,7 @@ def relation_counts(runs: Runs) -> Table:
                         **cell,
                     }
                 )
-                row[str(count)] = f"{cell['accuracy']:.3f} (n={cell['n']})"
+                row[str(count)] = f"{number_text(cell['accuracy'])} (n={cell['n']})"
                 drill[(position, str(count))] = Drill((run["run_id"],), (("n_relations", count),))
         shown_rows.append(row)
     shown = pd.DataFrame(shown_rows).reindex(
@@ -156,7 +165,8 @@ def agreement(runs: Runs, reference: str | None = None) -> Table:
     part = _mcr(runs)
     rows: list[dict[str, Any]] = []
     drill: dict[tuple[int, str], Drill] = {}
-    for (language, method), group in part.runs.groupby(["language", "method"]):
+    meta, chosen = pick_runs(part.runs, ["language", "method", "model"], "Table 5")
+    for (language, method), group in meta.groupby(["language", "method"]):
         for (_, a), (_, b) in itertools.combinations(group.iterrows(), 2):
             if reference is not None and reference not in (a["model"], b["model"]):
                 continue
@@ -194,7 +204,12 @@ def agreement(runs: Runs, reference: str | None = None) -> Table:
         "mcr_table5",
         "MCR: agreement between models on the same questions (Table 5)",
         pd.DataFrame(rows),
-        note="Shares of the shared questions.",
+        note=" ".join(
+            [
+                "Shares of the shared questions; one run per model (never a run with itself).",
+                *chosen,
+            ]
+        ),
         drill=drill,
     )
 
@@ -204,6 +219,7 @@ def exemplar_ablation(runs: Runs) -> Table:
     (fs-multilingual) exemplars, one row per (model, language)."""
     part = _mcr(runs)
     meta = part.runs[part.runs["method"].isin(["fs", "fs-english", "fs-multilingual"])]
+    meta, chosen = pick_runs(meta, ["model", "language", "method"], "Table 6")
     rows: list[dict[str, Any]] = []
     shown: list[dict[str, Any]] = []
     drill: dict[tuple[int, str], Drill] = {}
@@ -212,7 +228,7 @@ def exemplar_ablation(runs: Runs) -> Table:
         for _, run in group.iterrows():
             cell = accuracy_cell(part.items.loc[part.items["run_id"] == run["run_id"], "correct"])
             rows.append({"model": model, "language": language, "method": run["method"], **cell})
-            row[run["method"]] = f"{100 * cell['accuracy']:.2f}"
+            row[run["method"]] = percent(cell["accuracy"])
             drill[(position, run["method"])] = Drill((run["run_id"],))
         shown.append(row)
     if meta["method"].nunique() < 2:
@@ -223,7 +239,7 @@ def exemplar_ablation(runs: Runs) -> Table:
         "MCR: exemplar language, 5-shot (paper Table 6)",
         pd.DataFrame(rows),
         pd.DataFrame(shown).reindex(columns=columns),
-        "Accuracy (%): native (fs), multilingual, English exemplars.",
+        " ".join(["Accuracy (%): native (fs), multilingual, English exemplars.", *chosen]),
         drill,
     )
 

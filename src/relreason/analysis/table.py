@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from relreason.errors import UsageError
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 FORMATS = ("markdown", "csv", "latex", "json")
+_NUMBER = re.compile(r"^[<+-]?\d+(\.\d+)?( \*)?$")
 
 
 class NotPossible(Exception):
@@ -52,7 +58,16 @@ class Table:
     shown: pd.DataFrame | None = None
     note: str = ""
     drill: dict[tuple[int, str], Drill] = field(default_factory=dict)
-    figure: str | None = None  # inline SVG text
+    figure: str | None = None  # inline SVG text (made from ``plot`` on first use)
+    plot: Callable[[], Figure] | None = field(default=None, repr=False)
+
+    def figure_svg(self) -> str | None:
+        """Return the table's figure as inline SVG (drawn from ``plot`` once, then kept)."""
+        if self.figure is None and self.plot is not None:
+            from relreason.analysis.figures import to_svg
+
+            self.figure = to_svg(self.plot())
+        return self.figure
 
     @property
     def display(self) -> pd.DataFrame:
@@ -70,16 +85,53 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def cell_text(value: Any, digits: int = 3) -> str:
-    """Return a cell as text: floats to ``digits`` places, missing values as ``-``."""
+def is_p_column(name: Any) -> bool:
+    """Whether a column holds p-values (``p``, ``p_mcnemar``, ``p (...)``)."""
+    text = str(name)
+    return text == "p" or text.startswith(("p_", "p "))
+
+
+def number_text(value: float, digits: int = 3, *, signed: bool = False) -> str:
+    """Return ``value`` to ``digits`` places, never as ``-0.000`` (a value that rounds to zero
+    is ``0.000``, or ``+0.000`` when ``signed``); NaN is ``-``."""
+    if math.isnan(value):
+        return "-"
+    text = f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+    if float(text) == 0:
+        text = ("+" if signed else "") + f"{0:.{digits}f}"
+    return text
+
+
+def p_text(value: float) -> str:
+    """Return a p-value as papers write it: ``<0.001`` below 0.001, else three places."""
+    if math.isnan(value):
+        return "-"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def cell_text(value: Any, digits: int = 3, column: Any = None) -> str:
+    """Return a cell as text: floats to ``digits`` places (no ``-0.000``; p-values of a
+    ``column`` named ``p``/``p_...`` as ``<0.001``), flags as yes/no, missing values as ``-``."""
     value = _plain(value)
     if value is None:
         return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.{digits}f}"
+        return p_text(value) if is_p_column(column) else number_text(value, digits)
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value)
     return str(value)
+
+
+def display_rows(table: Table) -> list[list[str]]:
+    """Return the display table's cells as text, row by row (see :func:`cell_text`)."""
+    frame = table.display
+    columns = list(frame.columns)
+    return [
+        [cell_text(v, column=c) for v, c in zip(row, columns, strict=True)]
+        for row in frame.itertuples(False)
+    ]
 
 
 _LATEX = {
@@ -102,9 +154,8 @@ def _latex_escape(text: str) -> str:
 
 def to_markdown(table: Table) -> str:
     """Return the display table as a GitHub-flavoured markdown table (title and note around)."""
-    frame = table.display
-    head = [str(c) for c in frame.columns]
-    rows = [[cell_text(v).replace("|", "\\|") for v in row] for row in frame.itertuples(False)]
+    head = [str(c) for c in table.display.columns]
+    rows = [[v.replace("|", "\\|") for v in row] for row in display_rows(table)]
     lines = [f"### {table.title}", "", "| " + " | ".join(head) + " |"]
     lines.append("|" + "|".join("---" for _ in head) + "|")
     lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -113,23 +164,69 @@ def to_markdown(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _numeric(cells: list[str]) -> bool:
+    shown = [c for c in cells if c != "-"]
+    return bool(shown) and all(_NUMBER.match(c) for c in shown)
+
+
 def to_latex(table: Table) -> str:
-    """Return the display table as a LaTeX ``tabular`` inside a ``table`` with a caption."""
+    """Return the display table as a booktabs ``tabular`` (numbers right-aligned) inside a
+    ``table`` float with its caption (title and note) and a label ``tab:<key>``; it needs
+    ``\\usepackage{booktabs}``."""
     frame = table.display
-    spec = "l" * len(frame.columns)
-    lines = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{spec}}}", r"\hline"]
-    lines.append(" & ".join(_latex_escape(str(c)) for c in frame.columns) + r" \\ \hline")
-    for row in frame.itertuples(False):
-        lines.append(" & ".join(_latex_escape(cell_text(v)) for v in row) + r" \\")
+    rows = display_rows(table)
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in frame.columns]
+    spec = "".join("r" if _numeric(list(c)) else "l" for c in columns)
     caption = table.title + (f". {table.note}" if table.note else "")
-    lines += [r"\hline", r"\end{tabular}", rf"\caption{{{_latex_escape(caption)}}}"]
-    return "\n".join([*lines, r"\end{table}"]) + "\n"
+    lines = [
+        "% needs \\usepackage{booktabs}",
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\caption{{{_latex_escape(caption)}}}",
+        rf"\label{{tab:{table.key}}}",
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(_latex_escape(str(c)) for c in frame.columns) + r" \\",
+        r"\midrule",
+    ]
+    lines += [" & ".join(_latex_escape(v) for v in row) + r" \\" for row in rows]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
 
 
 def to_json(table: Table) -> dict[str, Any]:
     """Return the table as a JSON-ready dict (key, title, note, rows of ``data``)."""
     rows = [{str(k): _plain(v) for k, v in row.items()} for row in table.data.to_dict("records")]
     return {"key": table.key, "title": table.title, "note": table.note, "rows": rows}
+
+
+def tidy_csv(table: Table) -> str:
+    """Return the table's tidy numbers (``data``) as one CSV table that ``pandas.read_csv``
+    reads (lists and dicts as JSON text)."""
+    return str(json_cells(table.data).to_csv(index=False))
+
+
+def json_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return ``frame`` with list and dict cells written as JSON text (for CSV and Parquet)."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object and out[column].map(_is_nested).any():
+            out[column] = out[column].map(
+                lambda v: json.dumps(_plain_deep(v), ensure_ascii=False) if _is_nested(v) else v
+            )
+    return out
+
+
+def _is_nested(value: Any) -> bool:
+    return isinstance(value, list | tuple | dict)
+
+
+def _plain_deep(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain_deep(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain_deep(v) for v in value]
+    return _plain(value)
 
 
 def format_table(table: Table, fmt: str) -> str:
@@ -142,7 +239,7 @@ def format_table(table: Table, fmt: str) -> str:
     if fmt == "latex":
         return to_latex(table)
     if fmt == "csv":
-        return str(table.data.to_csv(index=False))
+        return tidy_csv(table)
     if fmt == "json":
         return json.dumps(to_json(table), ensure_ascii=False, indent=1) + "\n"
     raise UsageError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")

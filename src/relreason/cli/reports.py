@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -93,7 +93,25 @@ def report(
         str | None,
         typer.Option(
             "--format",
-            help="Print every analysis as markdown, csv, latex or json (for papers).",
+            help="Print every analysis as markdown, csv, latex (booktabs) or json (for papers); "
+            "csv is one long table with a 'table' column.",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Write the --format output here instead: for csv a folder with one tidy file "
+            "per table and index.csv, for the others one file.",
+            show_default=False,
+        ),
+    ] = None,
+    figures: Annotated[
+        Path | None,
+        typer.Option(
+            "--figures",
+            help="Write every figure into this folder as SVG, PDF and PNG (for a paper).",
             show_default=False,
         ),
     ] = None,
@@ -115,7 +133,7 @@ def report(
     allow (terminal tables, --format for papers, --html for one self-contained page)."""
     import json
 
-    from relreason.analysis.runs_table import beside_paper, collect, format_rows
+    from relreason.analysis.runs_table import beside_paper, collect
 
     mapping = _pairs(compare, "--compare", "PAPER_MODEL")
     sizes: dict[str, float] = {}
@@ -126,6 +144,8 @@ def report(
             raise UsageError(f"--size takes SPEC=PARAMETERS (a number), got {value!r}") from None
     if fmt is not None and fmt not in ("markdown", "csv", "latex", "json"):
         raise UsageError(f"unknown --format {fmt!r}; valid: markdown, csv, latex, json")
+    if out is not None and fmt is None:
+        raise UsageError("--out needs --format (markdown, csv, latex or json)")
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder")
     rows = collect(folder)
@@ -146,11 +166,33 @@ def report(
     if html is not None:
         render_html(built, html)
         typer.echo(f"wrote {html}")
-    if fmt is not None:
+    if figures is not None:
+        written = built.write_figures(figures)
+        typer.echo(f"wrote {len(written)} figure files into {figures}")
+    if fmt is not None and out is not None:
+        _write_format(built, fmt, out)
+    elif fmt is not None:
         typer.echo(built.format(fmt))
-    elif html is None:
-        typer.echo(format_rows(rows))
+    elif html is None and figures is None:
         built.print()
+
+
+def _write_format(built: Any, fmt: str, out: Path) -> None:
+    """Write the report in ``fmt`` to ``out`` (csv: a folder of tables), saying what it wrote."""
+    from relreason.files import atomic_write_text
+
+    if fmt == "csv":
+        if out.exists() and not out.is_dir():
+            raise UsageError(
+                f"--out {out}: csv writes a folder (one file per table); {out} is a file"
+            )
+        written = built.write_csv(out)
+        typer.echo(f"wrote {len(written) - 1} tables and index.csv into {out}")
+        return
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a folder; {fmt} writes one file")
+    atomic_write_text(out, built.format(fmt))
+    typer.echo(f"wrote {out}")
 
 
 def export(
