@@ -5,11 +5,11 @@ body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222}
 header{background:#24394f;color:#fff;padding:12px 20px}header h1{margin:0;font-size:20px}
 nav{padding:8px 20px;background:#eef2f6;font-size:12px}nav a{margin-right:10px}
 main{padding:0 20px 40px}section{border-bottom:1px solid #ddd;padding:10px 0}
-h2{font-size:16px;margin:10px 0}.row{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
-.tbl{overflow:auto;max-height:520px;max-width:100%;flex:1 1 480px}.fig{flex:1 1 420px}
+h2{font-size:16px;margin:10px 0}.row{display:block}
+.tbl{overflow:auto;max-height:640px;max-width:100%}.fig{margin-top:10px;overflow-x:auto}
 .fig svg{max-width:100%;height:auto}
 table{border-collapse:collapse;font-size:12px}th,td{border:1px solid #ccc;padding:2px 6px;
-text-align:left;vertical-align:top;white-space:nowrap}
+text-align:left;vertical-align:top}th{white-space:nowrap}
 #p-body td{white-space:normal}th{background:#f4f4f4;position:sticky;top:0}
 td.drill{cursor:pointer;color:#0645ad}td.drill:hover{background:#fffbe0}
 .reason{color:#8a5a00;background:#fff6e0;padding:6px}.note{color:#555;font-size:12px}

@@ -155,7 +155,7 @@ def print_table(out: Any, table: Table, max_rows: int = 40) -> None:
     else:
         out.print(f"[bold]{table.title}[/]")
         for number, row in enumerate(cells, start=1):
-            out.print(f"[dim]-- row {number}[/]")
+            out.print(f"[dim]-- row {number}[/]", highlight=False)
             for column, value in zip(frame.columns, row, strict=True):
                 out.print(f"  {column}: {value}", highlight=False, soft_wrap=True)
     if len(frame) > max_rows:

@@ -85,21 +85,21 @@ def pick_runs(meta: pd.DataFrame, cell: Sequence[str], what: str) -> tuple[pd.Da
     shown and the others (``what`` names the table)."""
     if meta.empty:
         return meta, []
-    ranked = meta.assign(_fail=meta["failed"].fillna(0), _n=meta["n_records"].fillna(0))
-    ranked = ranked.sort_values(["_n", "_fail", "run_id"], ascending=[False, True, True])
+    ranked = meta.assign(n_fail_=meta["failed"].fillna(0), n_rec_=meta["n_records"].fillna(0))
+    ranked = ranked.sort_values(["n_rec_", "n_fail_", "run_id"], ascending=[False, True, True])
     notes = []
     for key, group in ranked.groupby(list(cell), dropna=False, sort=True):
         if len(group) > 1:
             first = group.iloc[0]
             others = ", ".join(
-                f"{r.run_id} ({int(r._n)} items, {int(r._fail)} failed)"
+                f"{r.run_id} ({int(r.n_rec_)} items, {int(r.n_fail_)} failed)"
                 for r in group.iloc[1:].itertuples()
             )
             name = " / ".join(str(k) for k in (key if isinstance(key, tuple) else (key,)))
             notes.append(
                 f"{what}, {name}: {len(group)} runs; shown {first['run_id']} "
-                f"({int(first['_n'])} items, {int(first['_fail'])} failed: most items, then "
+                f"({int(first['n_rec_'])} items, {int(first['n_fail_'])} failed: most items, then "
                 f"fewest failures); not shown: {others}."
             )
-    kept = ranked.drop_duplicates(list(cell), keep="first").drop(columns=["_fail", "_n"])
+    kept = ranked.drop_duplicates(list(cell), keep="first").drop(columns=["n_fail_", "n_rec_"])
     return kept.sort_index(), notes
