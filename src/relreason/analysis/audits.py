@@ -22,7 +22,7 @@ def status_counts(runs: Runs) -> Table:
     rows: list[dict[str, Any]] = []
     drill: dict[tuple[int, str], Drill] = {}
     for position, (_, run) in enumerate(runs.runs.iterrows()):
-        mine = runs.items[runs.items["run_id"] == run["run_id"]]
+        mine = runs.items_of(run["run_id"])
         row = {"run": run["run_id"], "model": run_label(run), "n": len(mine)}
         counts = mine["status"].value_counts()
         for status in STATUSES:
@@ -38,7 +38,7 @@ def position_audit(runs: Runs) -> Table:
     rows: list[dict[str, Any]] = []
     drill: dict[tuple[int, str], Drill] = {}
     for _, run in runs.runs.iterrows():
-        mine = runs.items[runs.items["run_id"] == run["run_id"]]
+        mine = runs.items_of(run["run_id"])
         answered = mine[mine["answer"].notna()]
         letters = sorted(set(mine["gold"].dropna()) | set(answered["answer"]))
         for letter in letters:
@@ -83,7 +83,7 @@ def reader_audit(runs: Runs) -> Table:
     rows: list[dict[str, Any]] = []
     drill: dict[tuple[int, str], Drill] = {}
     for _, run in runs.runs.iterrows():
-        mine = items[items["run_id"] == run["run_id"]]
+        mine = runs.items_of(run["run_id"])
         known = mine[mine["status_official"].notna() | mine["answer_official"].notna()]
         if known.empty:
             continue

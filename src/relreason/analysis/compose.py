@@ -25,7 +25,7 @@ def compose_breakdown(runs: Runs) -> Table:
     rows: list[dict[str, Any]] = []
     drill: dict[tuple[int, str], Drill] = {}
     for _, run in part.runs.iterrows():
-        mine = part.items[part.items["run_id"] == run["run_id"]]
+        mine = part.items_of(run["run_id"])
         for by in BREAKDOWNS:
             column = f"label_{by}"
             if column not in mine or mine[column].isna().all():

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from relreason.analysis.load import Runs
+from relreason.analysis.load import Runs, by_run
 from relreason.analysis.overview import settings_legend
 from relreason.analysis.setup import pick_runs
 from relreason.analysis.stats import accuracy_cell, paired
@@ -46,7 +46,7 @@ def accuracy_text(cell: dict[str, Any]) -> str:
 
 
 def _acc(runs: Runs, run_id: str) -> dict[str, Any]:
-    return accuracy_cell(runs.items.loc[runs.items["run_id"] == run_id, "correct"])
+    return accuracy_cell(runs.items_of(run_id)["correct"])
 
 
 def table9(runs: Runs) -> Table:
@@ -135,8 +135,8 @@ def contrasts(runs: Runs) -> Table:
             knob = differing[0]
             if not _ordered(knob, ka[knob], kb[knob]):
                 a, b, ka, kb = b, a, kb, ka
-            items_a = part.items[part.items["run_id"] == a["run_id"]]
-            items_b = part.items[part.items["run_id"] == b["run_id"]]
+            items_a = part.items_of(a["run_id"])
+            items_b = part.items_of(b["run_id"])
             pair = paired(items_a, items_b)
             acc_a = (pair.both + pair.only_a) / pair.n if pair.n else float("nan")
             acc_b = (pair.both + pair.only_b) / pair.n if pair.n else float("nan")
@@ -198,8 +198,9 @@ def by_label(runs: Runs, label: str, benchmark: str = "convre") -> Table:
     items = items[items[column].notna()]
     values = sorted(items[column].astype(str).unique())
     data_rows, shown_rows, drill = [], [], {}
+    groups = by_run(items)
     for position, (_, run) in enumerate(part.runs.iterrows()):
-        mine = items[items["run_id"] == run["run_id"]]
+        mine = groups.get(run["run_id"], items.iloc[0:0])
         row = {"run": run["run_id"], "model": run_label(run)}
         for value in values:
             cell = accuracy_cell(mine.loc[mine[column].astype(str) == value, "correct"])
@@ -270,8 +271,8 @@ def neutral_vs_normal(runs: Runs) -> Table:
     drill: dict[tuple[int, str], Drill] = {}
     for normal, neutral in _pairs_on(part, "neutral"):
         pair = paired(
-            part.items[part.items["run_id"] == normal["run_id"]],
-            part.items[part.items["run_id"] == neutral["run_id"]],
+            part.items_of(normal["run_id"]),
+            part.items_of(neutral["run_id"]),
         )
         acc_normal = (pair.both + pair.only_a) / pair.n if pair.n else float("nan")
         acc_neutral = (pair.both + pair.only_b) / pair.n if pair.n else float("nan")
@@ -331,8 +332,9 @@ def wrong_overlap(
     wrong: dict[str, set[str]] = {}
     totals: dict[str, int] = {}
     runs_of: dict[str, str] = {}
+    groups = by_run(items)
     for _, run in meta.sort_values(["n_records", "failed"], ascending=[False, True]).iterrows():
-        mine = items[items["run_id"] == run["run_id"]]
+        mine = groups.get(run["run_id"], items.iloc[0:0])
         if mine.empty:
             continue
         name = run_label(run) + (" (subset)" if run["subset"] else "")

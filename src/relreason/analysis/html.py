@@ -167,7 +167,7 @@ def _page(report: Report, title: str) -> str:
     index = {run_id: n for n, run_id in enumerate(runs.runs["run_id"])}
     pool: dict[str, int] = {}
     payloads = [
-        _gzip_script(f"run-{n}", run_payload(runs.items[runs.items["run_id"] == run_id], pool))
+        _gzip_script(f"run-{n}", run_payload(runs.items_of(run_id), pool))
         for run_id, n in index.items()
     ]
     partial = runs.runs[runs.runs["partial"]]

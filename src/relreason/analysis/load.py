@@ -13,7 +13,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +98,15 @@ class Runs:
     root: Path
     runs: pd.DataFrame
     items: pd.DataFrame
+    groups: dict[str, pd.DataFrame] | None = field(default=None, repr=False, compare=False)
+    """Each run's items, split once on first use (:meth:`items_of`); None after a change."""
+
+    def items_of(self, run_id: str) -> pd.DataFrame:
+        """Return the items of one run (split once for all runs: no scan per run)."""
+        if self.groups is None:
+            self.groups = by_run(self.items)
+        found = self.groups.get(run_id)
+        return self.items.iloc[0:0] if found is None else found
 
     def items_with_runs(self, columns: tuple[str, ...] = RUN_COLUMNS) -> pd.DataFrame:
         """Return ``items`` joined with the run metadata ``columns`` (by ``run_id``)."""
@@ -108,8 +117,21 @@ class Runs:
     def of(self, benchmark: str) -> Runs:
         """Return only the runs (and their items) of ``benchmark``."""
         runs = self.runs[self.runs["benchmark"] == benchmark]
-        items = self.items[self.items["run_id"].isin(runs["run_id"])]
-        return Runs(self.root, runs.reset_index(drop=True), items.reset_index(drop=True))
+        wanted = set(runs["run_id"])
+        if self.groups is None:
+            self.groups = by_run(self.items)
+        groups = {k: v for k, v in self.groups.items() if k in wanted}
+        if len(wanted) == self.runs["run_id"].nunique():
+            return Runs(self.root, runs.reset_index(drop=True), self.items, groups)
+        items = self.items[self.items["run_id"].isin(wanted)]
+        return Runs(self.root, runs.reset_index(drop=True), items.reset_index(drop=True), groups)
+
+
+def by_run(items: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Split an item frame by ``run_id`` (one pass)."""
+    if items.empty:
+        return {}
+    return {str(key): group for key, group in items.groupby("run_id", sort=False)}
 
 
 def size_from_spec(spec: str) -> float | None:

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from relreason.analysis.convre import run_label
-from relreason.analysis.load import Runs
+from relreason.analysis.load import Runs, by_run
 from relreason.analysis.relations import count_relations
 from relreason.analysis.setup import pick_runs
 from relreason.analysis.stats import accuracy_cell, paired
@@ -44,7 +44,7 @@ def table4(runs: Runs) -> Table:
         row: dict[str, Any] = {"model": model, "method": method}
         accs = []
         for _, run in group.iterrows():
-            cell = accuracy_cell(part.items.loc[part.items["run_id"] == run["run_id"], "correct"])
+            cell = accuracy_cell(part.items_of(run["run_id"])["correct"])
             data_rows.append(
                 {
                     "model": model,
@@ -120,8 +120,9 @@ def relation_counts(runs: Runs) -> Table:
     ]
     rows, shown_rows, drill = [], [], {}
     counts = sorted({int(c) for c in items["n_relations"].dropna()})
+    groups = by_run(items)
     for position, (_, run) in enumerate(part.runs.iterrows()):
-        mine = items[items["run_id"] == run["run_id"]]
+        mine = groups.get(run["run_id"], items.iloc[0:0])
         row = {
             "model": run_label(run),
             "language": run["language"],
@@ -173,8 +174,8 @@ def agreement(runs: Runs, reference: str | None = None) -> Table:
             if reference is not None and b["model"] == reference:
                 a, b = b, a
             pair = paired(
-                part.items[part.items["run_id"] == a["run_id"]],
-                part.items[part.items["run_id"] == b["run_id"]],
+                part.items_of(a["run_id"]),
+                part.items_of(b["run_id"]),
             )
             if not pair.n:
                 continue
@@ -226,7 +227,7 @@ def exemplar_ablation(runs: Runs) -> Table:
     for position, ((model, language), group) in enumerate(meta.groupby(["model", "language"])):
         row = {"model": model, "language": language}
         for _, run in group.iterrows():
-            cell = accuracy_cell(part.items.loc[part.items["run_id"] == run["run_id"], "correct"])
+            cell = accuracy_cell(part.items_of(run["run_id"])["correct"])
             rows.append({"model": model, "language": language, "method": run["method"], **cell})
             row[run["method"]] = percent(cell["accuracy"])
             drill[(position, run["method"])] = Drill((run["run_id"],))
@@ -252,7 +253,7 @@ def by_options(runs: Runs) -> Table:
     rows: list[dict[str, Any]] = []
     drill: dict[tuple[int, str], Drill] = {}
     for _, run in part.runs.iterrows():
-        mine = part.items[part.items["run_id"] == run["run_id"]]
+        mine = part.items_of(run["run_id"])
         for count, group in mine.groupby("label_n_options"):
             cell = accuracy_cell(group["correct"])
             drill[(len(rows), "accuracy")] = Drill(

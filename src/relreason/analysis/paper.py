@@ -88,7 +88,7 @@ def beside_papers(runs: Runs, compare: Mapping[str, str]) -> Table:
         paper = index.get((*_cell_of(run), model.lower()))
         if paper is None:
             continue
-        cell = accuracy_cell(runs.items.loc[runs.items["run_id"] == run["run_id"], "correct"])
+        cell = accuracy_cell(runs.items_of(run["run_id"])["correct"])
         marks = []
         if run["partial"]:
             shown = _partial_text(run, int(cell["n"]))
@@ -96,9 +96,11 @@ def beside_papers(runs: Runs, compare: Mapping[str, str]) -> Table:
         if run["subset"]:
             marks.append("subset (328 triples)")
         drill[(len(rows), "ours")] = Drill((run["run_id"],))
+        drill[(len(rows), "run")] = Drill((run["run_id"],))
         benchmark, task, setting = _cell_of(run)
         rows.append(
             {
+                "run": run["run_id"],
                 "model": run["model"],
                 "paper_model": model,
                 "benchmark": benchmark,

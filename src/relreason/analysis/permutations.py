@@ -42,7 +42,7 @@ def _permuted(runs: Runs) -> list[tuple[Any, dict[str, Any]]]:
         raise NotPossible("no run was made with --permute (option-order probes)")
     found = []
     for _, run in runs.runs.iterrows():
-        mine = runs.items[runs.items["run_id"] == run["run_id"]]
+        mine = runs.items_of(run["run_id"])
         mine = mine[mine["label_option_of"].map(lambda v: isinstance(v, dict))]
         stats = _stats(mine) if len(mine) else None
         if stats is not None:

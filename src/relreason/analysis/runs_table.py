@@ -26,6 +26,9 @@ def collect(out: Path) -> list[dict[str, Any]]:
         summary = _summary(folder / "summary.json")
         name = description.get("benchmark", manifest.get("benchmark"))
         task, setting = _cell(str(name), description)
+        done = summary.get("n", 0)
+        if manifest.get("status") != "complete" or not summary:
+            done = _records_done(folder)  # a running run: its items done so far
         rows.append(
             {
                 "model": (manifest.get("model") or {}).get("spec"),
@@ -34,7 +37,7 @@ def collect(out: Path) -> list[dict[str, Any]]:
                 "setting": setting,
                 "subset": bool(description.get("subset", False)),
                 "accuracy": None if summary.get("answered") == 0 else summary.get("accuracy"),
-                "n": summary.get("n", 0),
+                "n": done,
                 "failed": summary.get("failed", 0),
                 "complete": manifest.get("status") == "complete",
                 "partial": bool(summary.get("partial", False)),
@@ -44,6 +47,13 @@ def collect(out: Path) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _records_done(folder: Path) -> int:
+    """How many items a run folder's records hold (distinct indices; a torn line is ignored)."""
+    from relreason.records import load_records
+
+    return len(load_records(folder))
 
 
 def _summary(path: Path) -> dict[str, Any]:
@@ -90,7 +100,9 @@ def _permutation_columns(
 
 def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
     """Return ``rows`` as a plain-text table."""
-    columns = ["model", "benchmark", "task", "setting", "accuracy", "n", "failed", "paper"]
+    columns = ["model", "benchmark", "task", "setting", "accuracy", "n", "failed"]
+    if any("paper" in row for row in rows):
+        columns.append("paper")
     if any("paper_model" in row for row in rows):
         columns += ["paper_model", "delta"]
     if any(row.get("note") for row in rows):

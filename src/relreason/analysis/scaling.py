@@ -71,7 +71,7 @@ def run_points(runs: Runs, sizes: Mapping[str, float] | None = None) -> pd.DataF
         size = (sizes or {}).get(run["spec"], run["size"])
         if size is None or pd.isna(size) or pd.isna(run["setting"]) or run["neutral"]:
             continue
-        cell = accuracy_cell(part.items.loc[part.items["run_id"] == run["run_id"], "correct"])
+        cell = accuracy_cell(part.items_of(run["run_id"])["correct"])
         rows.append(
             {
                 "source": "runs",

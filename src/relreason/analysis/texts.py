@@ -25,35 +25,43 @@ def attach_texts(runs: Runs, data_dir: Path | str | None = None) -> list[str]:
 
     problems: dict[str, list[str]] = {}
     items = runs.items
-    if "question" not in items.columns:
-        items["question"] = None
-    if "prompt_text" not in items.columns:
-        items["prompt_text"] = None
-    built: dict[str, dict[int, tuple[str, str | None]]] = {}
+    prompts = list(items["prompt_text"]) if "prompt_text" in items else [None] * len(items)
+    questions = list(items["question"]) if "question" in items else [None] * len(items)
+    indexes = list(items["index"]) if "index" in items else []
+    positions = items.groupby("run_id", sort=False).indices if len(items) else {}
+    built: dict[str, dict[int, str]] = {}
+    asked: dict[str, dict[int, str]] = {}
     for _, run in runs.runs.iterrows():
+        mine = positions.get(run["run_id"], ())
         description = json.loads(run["description"] or "{}")
-        key = run["description"]
-        if key not in built:
-            try:
-                folder = None if data_dir is None else Path(data_dir)
-                task = build_task_from_description(description, data_dir=folder)
-            except (RelreasonError, OSError) as error:
-                problems.setdefault(str(error), []).append(str(run["run_id"]))
-                built[key] = {}
-                continue
-            questions = _mcr_questions(description, data_dir)
-            built[key] = {it.index: (it.prompt, questions.get(it.index)) for it in task.items}
-        texts = built[key]
-        if not texts:
-            continue
-        mask = items["run_id"] == run["run_id"]
-        indexes = items.loc[mask, "index"]
-        known = items.loc[mask, "prompt_text"]
-        items.loc[mask, "prompt_text"] = [
-            k if isinstance(k, str) else texts.get(int(i), (None, None))[0]
-            for i, k in zip(indexes, known, strict=True)
-        ]
-        items.loc[mask, "question"] = [texts.get(int(i), (None, None))[1] for i in indexes]
+        if any(not isinstance(prompts[i], str) for i in mine):  # records before prompts were kept
+            key = run["description"]
+            if key not in built:
+                try:
+                    folder = None if data_dir is None else Path(data_dir)
+                    task = build_task_from_description(description, data_dir=folder)
+                    built[key] = {it.index: it.prompt for it in task.items}
+                except (RelreasonError, OSError) as error:
+                    problems.setdefault(str(error), []).append(str(run["run_id"]))
+                    built[key] = {}
+            for i in mine:
+                if not isinstance(prompts[i], str):
+                    prompts[i] = built[key].get(int(indexes[i]))
+        if description.get("benchmark") == "mcr":
+            language = str(description.get("language"))
+            if language not in asked:
+                try:
+                    asked[language] = _mcr_questions(description, data_dir)
+                except (RelreasonError, OSError) as error:
+                    seen = problems.setdefault(str(error), [])
+                    if str(run["run_id"]) not in seen:
+                        seen.append(str(run["run_id"]))
+                    asked[language] = {}
+            for i in mine:
+                questions[i] = asked[language].get(int(indexes[i]))
+    items["prompt_text"] = prompts
+    items["question"] = questions
+    runs.groups = None  # the split items lack the new columns
     return [
         f"prompts not rebuilt for {len(ids)} run(s) ({', '.join(ids[:3])}"
         f"{', ...' if len(ids) > 3 else ''}): {reason}"
