@@ -231,3 +231,25 @@ def test_figures_written_for_a_paper(real_runs: Path, tmp_path: Path) -> None:
     for path in (tmp_path / "f").iterdir():
         head = path.read_bytes()[:8]
         assert head.startswith({".pdf": b"%PDF", ".png": b"\x89PNG", ".svg": b"<?xml"}[path.suffix])
+
+
+def test_unchanged_runs_come_from_the_cache(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("RELREASON_CACHE_DIR", str(tmp_path / "cache"))
+    runs = tmp_path / "runs"
+    done = write_run(runs, "m/s1", "m", convre_description("re2text", 1), answers("AB", "AB"))
+    write_run(
+        runs, "m/s3", "m", convre_description("re2text", 3), answers("AB", "BB"), status="running"
+    )
+    fresh = load_runs(runs, cache=False)
+    first, again = load_runs(runs), load_runs(runs)
+    for loaded in (first, again):
+        pd.testing.assert_frame_equal(loaded.items, fresh.items)
+        pd.testing.assert_frame_equal(loaded.runs, fresh.runs)
+    kept = list((tmp_path / "cache" / "report").iterdir())
+    assert len(kept) == 1  # the running run is not kept
+    with (done / "records.jsonl").open("a") as handle:  # the run changes: read again
+        handle.write(json.dumps(record(2, "A", "B")) + "\n")
+    changed = load_runs(runs)
+    assert len(changed.items_of("m/s1")) == 3
+    kept[0].write_bytes(b"not marshal")  # a broken entry is read again, not an error
+    assert len(load_runs(runs).items_of("m/s1")) == 3

@@ -9,16 +9,19 @@ and ``correct_official``; see :func:`official_reading`.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from relreason.analysis.run_cache import cached_read
 from relreason.analysis.setup import label_runs
 from relreason.errors import UsageError
 from relreason.records import MANIFEST, SUMMARY, load_records, read_manifest
@@ -180,6 +183,19 @@ def official_reading(record: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+_NUMERIC = ("index", "prompt_tokens", "completion_tokens", "latency_s", "attempts")
+
+
+def _series(name: str, values: list[Any]) -> pd.Series:
+    """A column of the items frame: numbers and flags as numbers, text and nested values as
+    Python objects (no string inference: quicker to build and to split by run)."""
+    if name in _NUMERIC or name == "correct":
+        return pd.Series(values)
+    if all(v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in values):
+        return pd.Series(values, dtype=float if None in values else None)
+    return pd.Series(values, dtype=object)
+
+
 def _run_row(
     root: Path, folder: Path, manifest: Mapping[str, Any], n_records: int
 ) -> dict[str, Any]:
@@ -237,39 +253,94 @@ def _run_row(
     }
 
 
+_TAKEN = (
+    *("index", "item_id", "gold", "answer", "status", "output", "second_output", "error"),
+    *("method", "prompt", "reader", "usage", "latency_s", "attempts", "cached"),
+    *("choice_logprobs", "top_logprobs", "sent_as", "served_model", "alt", "labels"),
+)
+_TAKE = itemgetter(*_TAKEN)
+_OFFICIAL_KEYS = ("answer_official", "status_official", "correct_official", *_OFFICIAL_NESTS[1:])
+
+
+def _fields(record: Mapping[str, Any]) -> tuple[Any, ...]:
+    try:
+        return _TAKE(record)  # type: ignore[no-any-return]
+    except KeyError:  # a record written before a field existed
+        return tuple(record.get(name) for name in _TAKEN)
+
+
 def _add_items(
     columns: dict[str, list[Any]], labels: dict[str, list[Any]], run_id: str, records: list[Any]
 ) -> None:
     """Append one run's records to the item columns (and label columns, padded with None)."""
     start = len(columns["run_id"])
     columns["run_id"] += [run_id] * len(records)
-    get = [record.get for record in records]
+    if not records:
+        return
+    taken = dict(zip(_TAKEN, zip(*map(_fields, records), strict=True), strict=True))
     for name in ("index", "item_id", "gold", "answer", "status", "output", "second_output"):
-        columns[name] += [g(name) for g in get]
-    columns["error"] += [g("error") for g in get]
-    columns["correct"] += [g("status") == "correct" for g in get]
-    columns["read_method"] += [g("method") for g in get]
-    columns["prompt_text"] += [g("prompt") for g in get]
-    columns["reader"] += [g("reader") for g in get]
-    usages = [g("usage") or {} for g in get]
+        columns[name] += taken[name]
+    for name in ("error", "reader", "latency_s", "attempts", "cached", "choice_logprobs"):
+        columns[name] += taken[name]
+    for name in ("top_logprobs", "sent_as", "served_model"):
+        columns[name] += taken[name]
+    columns["correct"] += [status == "correct" for status in taken["status"]]
+    columns["read_method"] += taken["method"]
+    columns["prompt_text"] += taken["prompt"]
+    usages = [u or {} for u in taken["usage"]]
     columns["prompt_tokens"] += [u.get("prompt_tokens") for u in usages]
     columns["completion_tokens"] += [u.get("completion_tokens") for u in usages]
-    for name in ("latency_s", "attempts", "cached", "choice_logprobs", "top_logprobs"):
-        columns[name] += [g(name) for g in get]
-    columns["sent_as"] += [g("sent_as") for g in get]
-    columns["served_model"] += [g("served_model") for g in get]
-    official = [official_reading(record) for record in records]
-    for name in ("answer_official", "status_official", "correct_official"):
-        columns[name] += [o[name] for o in official]
-    for number, record in enumerate(records):
-        for name, value in (record.get("labels") or {}).items():
+    plain = not any(key in record for record in records for key in _OFFICIAL_KEYS)
+    for name, key in (("answer_official", "answer"), ("status_official", "status")):
+        if plain:
+            columns[name] += [a.get(key) if isinstance(a, dict) else None for a in taken["alt"]]
+        else:
+            columns[name] += [official_reading(r)[name] for r in records]
+    if plain:
+        columns["correct_official"] += [
+            _alt_correct(a) if isinstance(a, dict) else None for a in taken["alt"]
+        ]
+    else:
+        columns["correct_official"] += [official_reading(r)["correct_official"] for r in records]
+    for number, found in enumerate(taken["labels"]):
+        for name, value in (found or {}).items():
             column = labels.setdefault(f"label_{name}", [])
             column += [None] * (start + number - len(column))
             column.append(list(value) if isinstance(value, list | tuple) else value)
 
 
-def load_runs(directory: Path | str) -> Runs:
-    """Read every run folder under ``directory`` (itself one, or any depth below it).
+def _alt_correct(alt: Mapping[str, Any]) -> Any:
+    correct = alt.get("correct")
+    if correct is None and alt.get("status") is not None:
+        return alt.get("status") == "correct"
+    return correct
+
+
+def _read_run(folder: Path) -> dict[str, Any]:
+    """One run folder as plain values: its row (without ``run_id``), item columns and labels."""
+    manifest = read_manifest(folder)
+    found = load_records(folder)
+    records = [found[i] for i in sorted(found)]
+    row = _run_row(folder, folder, manifest, len(records))
+    summary = folder / SUMMARY
+    if row["n_items"] is None and summary.is_file():
+        row["n_items"] = json.loads(summary.read_text("utf-8")).get("n")
+    readers = Counter(r.get("reader") for r in records if r.get("reader"))
+    row["reader"] = readers.most_common(1)[0][0] if readers else None
+    row["failed"] = sum(r.get("status") == "failed" for r in records)
+    columns: dict[str, list[Any]] = {name: [] for name in ("run_id", *ITEM_FIELDS)}
+    labels: dict[str, list[Any]] = {}
+    _add_items(columns, labels, "", records)
+    for column in labels.values():
+        column += [None] * (len(records) - len(column))
+    del columns["run_id"], row["run_id"], row["folder"]
+    return {"row": row, "columns": columns, "labels": labels}
+
+
+def load_runs(directory: Path | str, *, cache: bool = True) -> Runs:
+    """Read every run folder under ``directory`` (itself one, or any depth below it); with
+    ``cache``, a finished run unchanged since it was last read comes from the report's cache
+    (``relreason.analysis.run_cache``).
 
     Raises ``UsageError`` when ``directory`` does not exist or holds no run folder, and the
     ``DataError`` of a malformed manifest or records file (naming the file and line).
@@ -284,22 +355,27 @@ def load_runs(directory: Path | str) -> Runs:
     columns: dict[str, list[Any]] = {name: [] for name in ("run_id", *ITEM_FIELDS)}
     labels: dict[str, list[Any]] = {}
     for folder in folders:
-        manifest = read_manifest(folder)
-        found = load_records(folder)
-        records = [found[i] for i in sorted(found)]
-        row = _run_row(root, folder, manifest, len(records))
-        summary = folder / SUMMARY
-        if row["n_items"] is None and summary.is_file():
-            row["n_items"] = json.loads(summary.read_text("utf-8")).get("n")
-        readers = Counter(r.get("reader") for r in records if r.get("reader"))
-        row["reader"] = readers.most_common(1)[0][0] if readers else None
-        row["failed"] = sum(r.get("status") == "failed" for r in records)
+        run_id = folder.relative_to(root).as_posix() if folder != root else folder.name
+        read = functools.partial(_read_run, folder)
+        found = (
+            cached_read(folder, read, keep=lambda v: bool(v["row"]["complete"]))
+            if cache
+            else read()
+        )
+        row = {**found["row"], "run_id": run_id, "folder": str(folder)}
         run_rows.append(row)
-        _add_items(columns, labels, row["run_id"], records)
+        start = len(columns["run_id"])
+        columns["run_id"] += [run_id] * row["n_records"]
+        for name, values in found["columns"].items():
+            columns[name] += values
+        for name, values in found["labels"].items():
+            column = labels.setdefault(name, [])
+            column += [None] * (start - len(column))
+            column += values
     total = len(columns["run_id"])
     for column in labels.values():
         column += [None] * (total - len(column))
     runs = pd.DataFrame(run_rows, columns=list(RUN_COLUMNS))
     label_runs(runs)
-    items = pd.DataFrame({**columns, **labels})
+    items = pd.DataFrame({name: _series(name, v) for name, v in {**columns, **labels}.items()})
     return Runs(root, runs, items)
