@@ -15,6 +15,7 @@ from relreason.analysis.overview import settings_legend
 from relreason.analysis.setup import pick_runs
 from relreason.analysis.stats import accuracy_cell, paired
 from relreason.analysis.table import Drill, NotPossible, Table, number_text
+from relreason.records import wilson_interval
 
 SETTINGS = tuple(range(1, 13))
 KNOBS = ("relation", "text_type", "example_type", "prompt", "n_shot")
@@ -194,17 +195,24 @@ def by_label(runs: Runs, label: str, benchmark: str = "convre") -> Table:
     column = f"label_{label}"
     if part.runs.empty or column not in part.items.columns:
         raise NotPossible(f"no {benchmark} record has the label {label!r}")
-    items = part.items.explode(column) if benchmark == "mcr" else part.items
+    items = part.items[["run_id", column, "correct"]]
+    items = items.explode(column) if benchmark == "mcr" else items
     items = items[items[column].notna()]
-    values = sorted(items[column].astype(str).unique())
+    keys = pd.Series([str(v) for v in items[column]], index=items.index, dtype=object)
+    counts = items.groupby([items["run_id"], keys])["correct"].agg(["sum", "count"])
+    found = {
+        key: (int(k), int(n))
+        for key, k, n in zip(counts.index, counts["sum"], counts["count"], strict=True)
+    }
+    values = sorted(set(keys))
     data_rows, shown_rows, drill = [], [], {}
-    groups = by_run(items)
     for position, (_, run) in enumerate(part.runs.iterrows()):
-        mine = groups.get(run["run_id"], items.iloc[0:0])
         row = {"run": run["run_id"], "model": run_label(run)}
         for value in values:
-            cell = accuracy_cell(mine.loc[mine[column].astype(str) == value, "correct"])
-            if cell["n"]:
+            k, n = found.get((run["run_id"], value), (0, 0))
+            if n:
+                lo, hi = wilson_interval(k, n)
+                cell = {"n": n, "correct": k, "accuracy": k / n, "lo": lo, "hi": hi}
                 data_rows.append(
                     {"run_id": run["run_id"], "model": run["model"], label: value, **cell}
                 )

@@ -194,7 +194,7 @@ def heatmap(data: pd.DataFrame, rows: Sequence[str], column: str, y: str = "accu
     ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns], rotation=35, ha="right")
     ax.set_yticks(range(len(grid)), list(grid.index))
     ax.set(xlabel=column.replace("_", " "), ylabel=" / ".join(rows))
-    if len(grid.columns) <= 12:
+    if len(grid.columns) <= 12 and grid.size <= 240:  # values written only where they fit
         for (i, j), value in pd.DataFrame(grid.to_numpy()).stack().items():
             colour = "k" if value > 0.6 else "w"
             ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=FONT, color=colour)

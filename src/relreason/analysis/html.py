@@ -71,6 +71,18 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _column(items: pd.DataFrame, name: str) -> list[Any]:
+    """One column as plain JSON-ready values (NaN and missing as None)."""
+    if name not in items:
+        return [None] * len(items)
+    values = items[name].tolist()
+    if items[name].dtype.kind in "fc":
+        return [None if v != v else v for v in values]
+    if items[name].dtype == object:
+        return [_plain(v) if not isinstance(v, str | bool | int) else v for v in values]
+    return values
+
+
 def _cut(text: Any) -> Any:
     if isinstance(text, str) and len(text) > MAX_OUTPUT:
         return text[:MAX_OUTPUT] + f"... [cut: {len(text) - MAX_OUTPUT} more characters]"
@@ -109,17 +121,19 @@ def run_payload(items: pd.DataFrame, pool: dict[str, int]) -> dict[str, Any]:
     prefix, suffix = _common_affixes(prompts) if len(prompts) == len(items) else ("", "")
     cut = len(suffix)
     cols = [*_ITEM_COLUMNS, *extra, "n_relations", "prompt"]
-    rows = []
-    for record in items.to_dict("records"):
-        prompt = record.get("prompt_text")
-        question = record.get("question")
-        text = prompt[len(prefix) : len(prompt) - cut] if isinstance(prompt, str) else None
-        rows.append(
-            [_plain(_cut(record.get(c))) for c in _ITEM_COLUMNS]
-            + [_plain(record.get(c)) for c in extra]
-            + [count_relations(question) if isinstance(question, str) else None]
-            + [None if text is None else pool.setdefault(text, len(pool))]
-        )
+    n = len(items)
+    columns = [_column(items, c) for c in (*_ITEM_COLUMNS, *extra)]
+    for position, name in enumerate(_ITEM_COLUMNS):
+        if name in ("output", "second_output", "error"):
+            columns[position] = [_cut(v) for v in columns[position]]
+    questions = _column(items, "question")
+    columns.append([count_relations(q) if isinstance(q, str) else None for q in questions])
+    texts = [
+        p[len(prefix) : len(p) - cut] if isinstance(p, str) else None
+        for p in _column(items, "prompt_text")
+    ]
+    columns.append([None if t is None else pool.setdefault(t, len(pool)) for t in texts])
+    rows = [list(row) for row in zip(*columns, strict=True)] if n else []
     return {"cols": cols, "rows": rows, "prefix": prefix, "suffix": suffix, "label": label_column}
 
 

@@ -52,19 +52,27 @@ class Paired:
 
 
 def paired(a: pd.DataFrame, b: pd.DataFrame, key: str = "item_id") -> Paired:
-    """Pair two item frames (with ``correct``) on ``key`` and count the 2x2 table."""
-    joined = a[[key, "correct"]].merge(b[[key, "correct"]], on=key, suffixes=("_a", "_b"))
-    ra, rb = joined["correct_a"].astype(bool), joined["correct_b"].astype(bool)
-    only_a, only_b = int((ra & ~rb).sum()), int((~ra & rb).sum())
-    keys = joined[key].astype(str)
-    cells = {"both": ra & rb, "only_a": ra & ~rb, "only_b": ~ra & rb, "neither": ~ra & ~rb}
+    """Pair two item frames (with ``correct``) on ``key`` and count the 2x2 table (items in
+    ``a``'s order; a key found twice counts its last row, as a merge of unique keys would)."""
+    right = dict(zip(a[key].astype(object), a["correct"].astype(bool), strict=True))
+    other = dict(zip(b[key].astype(object), b["correct"].astype(bool), strict=True))
+    cells: dict[str, list[str]] = {"both": [], "only_a": [], "only_b": [], "neither": []}
+    ra, rb = [], []
+    for item in right:
+        if item in other:
+            x, y = bool(right[item]), bool(other[item])
+            ra.append(x)
+            rb.append(y)
+            name = "both" if x and y else "only_a" if x else "only_b" if y else "neither"
+            cells[name].append(str(item))
+    only_a, only_b = len(cells["only_a"]), len(cells["only_b"])
     return Paired(
-        ids={name: tuple(keys[mask]) for name, mask in cells.items()},
-        n=len(joined),
-        both=int((ra & rb).sum()),
+        ids={name: tuple(ids) for name, ids in cells.items()},
+        n=len(ra),
+        both=len(cells["both"]),
         only_a=only_a,
         only_b=only_b,
-        neither=int((~ra & ~rb).sum()),
+        neither=len(cells["neither"]),
         p_value=mcnemar_exact(only_a, only_b),
-        kappa=cohen_kappa(ra, rb),
+        kappa=cohen_kappa(pd.Series(ra, dtype=bool), pd.Series(rb, dtype=bool)),
     )
