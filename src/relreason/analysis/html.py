@@ -71,15 +71,18 @@ def _plain(value: Any) -> Any:
     return value
 
 
+_SIMPLE = {str, int, bool, type(None)}
+
+
 def _column(items: pd.DataFrame, name: str) -> list[Any]:
     """One column as plain JSON-ready values (NaN and missing as None)."""
     if name not in items:
         return [None] * len(items)
-    values = items[name].tolist()
+    values: list[Any] = items[name].tolist()
     if items[name].dtype.kind in "fc":
         return [None if v != v else v for v in values]
     if items[name].dtype == object:
-        return [_plain(v) if not isinstance(v, str | bool | int) else v for v in values]
+        return [v if type(v) in _SIMPLE else _plain(v) for v in values]
     return values
 
 

@@ -103,6 +103,13 @@ class Runs:
     items: pd.DataFrame
     groups: dict[str, pd.DataFrame] | None = field(default=None, repr=False, compare=False)
     """Each run's items, split once on first use (:meth:`items_of`); None after a change."""
+    parts: dict[str, Runs] = field(default_factory=dict, repr=False, compare=False)
+    """The runs of each benchmark, made once by :meth:`of` (forgotten by :meth:`changed`)."""
+
+    def changed(self) -> None:
+        """Forget the split items and benchmark parts (after ``items`` gained columns)."""
+        self.groups = None
+        self.parts = {}
 
     def items_of(self, run_id: str) -> pd.DataFrame:
         """Return the items of one run (split once for all runs: no scan per run)."""
@@ -118,7 +125,15 @@ class Runs:
         return self.items.merge(meta, on="run_id", how="left", suffixes=("", "_run"))
 
     def of(self, benchmark: str) -> Runs:
-        """Return only the runs (and their items) of ``benchmark``."""
+        """Return only the runs (and their items) of ``benchmark`` (made once, then kept until
+        the items change: :meth:`changed`)."""
+        if benchmark in self.parts:
+            return self.parts[benchmark]
+        part = self._of(benchmark)
+        self.parts[benchmark] = part
+        return part
+
+    def _of(self, benchmark: str) -> Runs:
         runs = self.runs[self.runs["benchmark"] == benchmark]
         wanted = set(runs["run_id"])
         if self.groups is None:

@@ -11,11 +11,12 @@ from typing import Any
 import pandas as pd
 
 from relreason.analysis.convre import run_label
-from relreason.analysis.load import Runs, by_run
+from relreason.analysis.load import Runs
 from relreason.analysis.relations import count_relations
 from relreason.analysis.setup import pick_runs
 from relreason.analysis.stats import accuracy_cell, paired
 from relreason.analysis.table import Drill, NotPossible, Table, number_text
+from relreason.records import wilson_interval
 
 LANGUAGES = ("en", "fr", "ja", "ko", "zh")
 METHODS = ("zs", "fs", "zsc", "fs-english", "fs-multilingual")
@@ -83,6 +84,12 @@ def table4(runs: Runs) -> Table:
     )
 
 
+def _agg(grouped: Any) -> tuple[Any, Any, Any]:
+    """(keys, sums, counts) of a grouped boolean series."""
+    table = grouped.agg(["sum", "count"])
+    return table.index, table["sum"], table["count"]
+
+
 def percent(accuracy: float) -> str:
     """An accuracy in percent to two places, as the paper shows it (``-`` for NaN)."""
     return "-" if pd.isna(accuracy) else f"{100 * accuracy:.2f}"
@@ -114,24 +121,30 @@ def relation_counts(runs: Runs) -> Table:
         raise NotPossible(
             "the MCR questions are not available (the data files were not given or not found)"
         )
-    items = part.items.copy()
-    items["n_relations"] = [
-        count_relations(q) if isinstance(q, str) else None for q in items["question"]
-    ]
+    items = part.items[["run_id", "question", "correct"]]
+    relations = pd.Series(
+        [count_relations(q) if isinstance(q, str) else None for q in items["question"]],
+        index=items.index,
+        dtype=float,
+    )
+    counted = items[relations.notna()]
+    stats = counted.groupby([counted["run_id"], relations[relations.notna()].astype(int)])
+    found = {key: (int(k), int(n)) for key, k, n in zip(*_agg(stats["correct"]), strict=True)}
+    missing = relations.isna().groupby(items["run_id"]).sum()
     rows, shown_rows, drill = [], [], {}
-    counts = sorted({int(c) for c in items["n_relations"].dropna()})
-    groups = by_run(items)
+    counts = sorted({int(c) for c in relations.dropna()})
     for position, (_, run) in enumerate(part.runs.iterrows()):
-        mine = groups.get(run["run_id"], items.iloc[0:0])
         row = {
             "model": run_label(run),
             "language": run["language"],
             "method": run["method"],
-            "not counted": int(mine["n_relations"].isna().sum()),
+            "not counted": int(missing.get(run["run_id"], 0)),
         }
         for count in counts:
-            cell = accuracy_cell(mine.loc[mine["n_relations"] == count, "correct"])
-            if cell["n"]:
+            k, n = found.get((run["run_id"], count), (0, 0))
+            if n:
+                lo, hi = wilson_interval(k, n)
+                cell = {"n": n, "correct": k, "accuracy": k / n, "lo": lo, "hi": hi}
                 rows.append(
                     {
                         "run_id": run["run_id"],

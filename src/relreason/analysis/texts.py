@@ -61,7 +61,7 @@ def attach_texts(runs: Runs, data_dir: Path | str | None = None) -> list[str]:
                 questions[i] = asked[language].get(int(indexes[i]))
     items["prompt_text"] = prompts
     items["question"] = questions
-    runs.groups = None  # the split items lack the new columns
+    runs.changed()  # the split items lack the new columns
     return [
         f"prompts not rebuilt for {len(ids)} run(s) ({', '.join(ids[:3])}"
         f"{', ...' if len(ids) > 3 else ''}): {reason}"
