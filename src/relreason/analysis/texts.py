@@ -59,8 +59,8 @@ def attach_texts(runs: Runs, data_dir: Path | str | None = None) -> list[str]:
                     asked[language] = {}
             for i in mine:
                 questions[i] = asked[language].get(int(indexes[i]))
-    items["prompt_text"] = prompts
-    items["question"] = questions
+    items["prompt_text"] = pd.Series(prompts, index=items.index, dtype=object)
+    items["question"] = pd.Series(questions, index=items.index, dtype=object)
     runs.changed()  # the split items lack the new columns
     return [
         f"prompts not rebuilt for {len(ids)} run(s) ({', '.join(ids[:3])}"

@@ -148,17 +148,17 @@ def report(
         raise UsageError("--out needs --format (markdown, csv, latex or json)")
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder")
-    rows = collect(folder)
-    if not rows:
-        raise UsageError(f"no run folders (with a manifest.json) under {folder}")
+    if as_json:
+        rows = collect(folder)
+        if not rows:
+            raise UsageError(f"no run folders (with a manifest.json) under {folder}")
     from relreason.analysis import build_report, load_runs, render_html
     from relreason.analysis.paper import check_compare
 
-    runs = load_runs(folder)
+    runs = load_runs(folder)  # UsageError when no run folder is there
     check_compare(runs, mapping)  # unknown specs or paper models: UsageError listing them
-    rows = beside_paper(rows, mapping)
     if as_json:
-        for row in rows:
+        for row in beside_paper(rows, mapping):
             typer.echo(json.dumps(row, ensure_ascii=False))
         return
     texts = html is not None or data_dir is not None  # prompts and questions rebuilt from data
