@@ -23,8 +23,9 @@ plt.rcParams["svg.fonttype"] = "none"  # text stays text: smaller files
 plt.rcParams["svg.hashsalt"] = "relreason"  # stable ids
 plt.rcParams["pdf.fonttype"] = 42  # TrueType in PDFs (editable, embeddable in papers)
 
-WIDTH = 7.0
-"""The widest figure, in inches (a two-column page's text width)."""
+WIDTH = 6.8
+"""The widest figure, in inches (a two-column page's text width is 7; the saved margin
+fits in it)."""
 FONT = 8.0
 """The smallest font, in points."""
 FIGURE_FORMATS = ("svg", "pdf", "png")
@@ -70,16 +71,17 @@ def save_figure(fig: Figure, stem: Path, formats: Sequence[str] = FIGURE_FORMATS
 
 
 def _legend_outside(ax: Axes, title: str | None = None) -> None:
+    """The legend of ``ax``'s lines to the right of the plots, inside the figure's width (the
+    constrained layout makes room for it), never over a line."""
     handles, labels = ax.get_legend_handles_labels()
     if handles:
-        ax.legend(
+        ax.figure.legend(
             handles,
             labels,
-            loc="upper left",
-            bbox_to_anchor=(1.01, 1.0),
+            loc="outside right upper",
             frameon=False,
             title=title,
-            ncols=1 if len(labels) <= 18 else 2,
+            ncols=1 if len(labels) <= 24 else 2,
         )
 
 
@@ -89,7 +91,12 @@ def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> F
     grey dashed lines; the legend beside the panels."""
     tasks = sorted(data["task"].unique())
     fig, axes = plt.subplots(
-        len(tasks), 1, figsize=(WIDTH, 2.6 * len(tasks) + 0.4), squeeze=False, sharex=True
+        len(tasks),
+        1,
+        figsize=(WIDTH, 2.6 * len(tasks) + 0.4),
+        squeeze=False,
+        sharex=True,
+        layout="constrained",
     )
     for number, (ax, task) in enumerate(zip(axes[:, 0], tasks, strict=True)):
         if paper is not None and not paper.empty:
@@ -126,7 +133,6 @@ def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> F
         ax.set_xticklabels([f"{s}#" for s in range(1, 13)])
     axes[-1, 0].set_xlabel("prompt setting (paper Tables 2-3)")
     _legend_outside(axes[0, 0])
-    fig.tight_layout()
     return fig
 
 
@@ -141,7 +147,9 @@ def scaling_grid(points: pd.DataFrame) -> Figure:
     )
     names = [f"{m} (paper)" if s == "paper" else str(m) for s, _, m in models]
     height = 0.24 * len(models) + 1.0
-    fig, axes = plt.subplots(1, len(tasks), figsize=(WIDTH, height), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(
+        1, len(tasks), figsize=(WIDTH, height), squeeze=False, sharey=True, layout="constrained"
+    )
     settings = list(range(1, 13))
     image = None
     for ax, task in zip(axes[0], tasks, strict=True):
@@ -169,7 +177,7 @@ def lines(
     the plot; points with fewer than ``min_n`` items are left out (said in the axis label)."""
     data = data[data["n"] >= min_n].copy()
     data["_hue"] = data[list(hue)].astype(str).agg(" / ".join, axis=1)
-    fig, ax = plt.subplots(figsize=(WIDTH * 0.62, 3.2))
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.4), layout="constrained")
     for name, group in data.groupby("_hue"):
         group = group.sort_values(x)
         ax.plot(group[x], group[y], marker="o", ms=3, label=str(name))
@@ -189,7 +197,7 @@ def heatmap(data: pd.DataFrame, rows: Sequence[str], column: str, y: str = "accu
     grid = data.pivot_table(index="_row", columns=column, values=y, aggfunc="mean")
     height = max(2.0, 0.2 * len(grid) + 1.3)
     width = min(WIDTH, max(3.5, 0.45 * len(grid.columns) + 3.0))
-    fig, ax = plt.subplots(figsize=(width, height))
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
     image = ax.imshow(grid.to_numpy(dtype=float), vmin=0, vmax=1, cmap="viridis", aspect="auto")
     ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns], rotation=35, ha="right")
     ax.set_yticks(range(len(grid)), list(grid.index))
