@@ -73,7 +73,12 @@ def save_figure(fig: Figure, stem: Path, formats: Sequence[str] = FIGURE_FORMATS
 def _legend_outside(ax: Axes, title: str | None = None) -> None:
     """The legend of ``ax``'s lines to the right of the plots, inside the figure's width (the
     constrained layout makes room for it), never over a line."""
-    handles, labels = ax.get_legend_handles_labels()
+    handles, labels = [], []
+    for each in ax.figure.axes:  # every panel's labelled lines, each name once
+        for handle, label in zip(*each.get_legend_handles_labels(), strict=True):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
     if handles:
         ax.figure.legend(
             handles,
@@ -85,11 +90,25 @@ def _legend_outside(ax: Axes, title: str | None = None) -> None:
         )
 
 
+_STYLES = ("-", "--", ":", "-.")
+_MARKERS = ("o", "s", "^", "D")
+
+
+def line_style(number: int) -> dict[str, Any]:
+    """The look of the ``number``-th line: the ten default colours, then again with another
+    dash pattern and marker, so that up to 40 lines stay told apart."""
+    turn = (number // 10) % len(_STYLES)
+    return {"color": f"C{number % 10}", "ls": _STYLES[turn], "marker": _MARKERS[turn], "ms": 3}
+
+
 def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> Figure:
     """ConvRe Table 9: accuracy per setting, one panel per task (stacked), one line per
     (model, subset) with its Wilson interval; the papers' figures for the same tasks as thin
     grey dashed lines; the legend beside the panels."""
     tasks = sorted(data["task"].unique())
+    series = sorted(
+        {m + (" (subset)" if s else "") for m, s in zip(data["model"], data["subset"], strict=True)}
+    )
     fig, axes = plt.subplots(
         len(tasks),
         1,
@@ -116,6 +135,8 @@ def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> F
         mine = data[data["task"] == task]
         for (model, subset), group in mine.groupby(["model", "subset"]):
             group = group.sort_values("setting")
+            name = model + (" (subset)" if subset else "")
+            style = line_style(series.index(name))
             ax.errorbar(
                 group["setting"],
                 group["accuracy"],
@@ -123,10 +144,9 @@ def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> F
                     (group["accuracy"] - group["lo"]).clip(lower=0),
                     (group["hi"] - group["accuracy"]).clip(lower=0),
                 ],
-                marker="o",
-                ms=3,
                 capsize=2,
-                label=(model + (" (subset)" if subset else "")) if number == 0 else None,
+                label=name,
+                **style,
             )
         ax.axhline(0.5, color="0.5", ls=":", lw=0.8, label="chance (0.5)" if number == 0 else None)
         ax.set(title=task, ylabel="accuracy", ylim=(0, 1), xticks=range(1, 13))
@@ -146,27 +166,27 @@ def scaling_grid(points: pd.DataFrame) -> Figure:
         dict.fromkeys(zip(ordered["source"], ordered["family"], ordered["model"], strict=True))
     )
     names = [f"{m} (paper)" if s == "paper" else str(m) for s, _, m in models]
-    height = 0.24 * len(models) + 1.0
+    height = (0.22 * len(models) + 0.8) * len(tasks) + 0.4
     fig, axes = plt.subplots(
-        1, len(tasks), figsize=(WIDTH, height), squeeze=False, sharey=True, layout="constrained"
+        len(tasks), 1, figsize=(WIDTH, height), squeeze=False, layout="constrained"
     )
     settings = list(range(1, 13))
     image = None
-    for ax, task in zip(axes[0], tasks, strict=True):
+    for ax, task in zip(axes[:, 0], tasks, strict=True):
         here = points[points["task"] == task]
         grid = here.pivot_table(index="model", columns="setting", values="accuracy", aggfunc="mean")
         grid = grid.reindex(index=[m for _, _, m in models], columns=settings)
         image = ax.imshow(grid.to_numpy(dtype=float), vmin=0, vmax=1, cmap="viridis", aspect="auto")
-        ax.set_xticks(range(len(settings)), [f"{s}" for s in settings])
+        ax.set_xticks(range(len(settings)), [f"{s}#" for s in settings])
         ax.set_yticks(range(len(names)), names)
-        ax.set(title=task, xlabel="setting #")
+        ax.set(title=task, xlabel="prompt setting (paper Tables 2-3)")
         for i, row in enumerate(grid.to_numpy(dtype=float)):
             for j, value in enumerate(row):
                 if not pd.isna(value):
                     colour = "k" if value > 0.6 else "w"
                     ax.text(j, i, f"{100 * value:.0f}", ha="center", va="center", color=colour)
     if image is not None:
-        fig.colorbar(image, ax=list(axes[0]), fraction=0.03, label="accuracy (cells: %)")
+        fig.colorbar(image, ax=list(axes[:, 0]), fraction=0.03, label="accuracy (cells: %)")
     return fig
 
 
@@ -178,9 +198,9 @@ def lines(
     data = data[data["n"] >= min_n].copy()
     data["_hue"] = data[list(hue)].astype(str).agg(" / ".join, axis=1)
     fig, ax = plt.subplots(figsize=(WIDTH, 3.4), layout="constrained")
-    for name, group in data.groupby("_hue"):
+    for number, (name, group) in enumerate(data.groupby("_hue")):
         group = group.sort_values(x)
-        ax.plot(group[x], group[y], marker="o", ms=3, label=str(name))
+        ax.plot(group[x], group[y], label=str(name), **line_style(number))
     ax.set(xlabel=f"{x.replace('_', ' ')} (points with n >= {min_n})", ylabel=y, ylim=(0, 1))
     if not data.empty:
         ax.set_xticks(sorted(data[x].unique()))
