@@ -253,3 +253,18 @@ def test_unchanged_runs_come_from_the_cache(tmp_path: Path, monkeypatch) -> None
     assert len(changed.items_of("m/s1")) == 3
     kept[0].write_bytes(b"not marshal")  # a broken entry is read again, not an error
     assert len(load_runs(runs).items_of("m/s1")) == 3
+
+
+def test_sweep_rows_tell_neutral_runs_and_count_running_ones(tmp_path: Path) -> None:
+    from relreason.analysis.runs_table import collect, format_rows
+
+    runs = tmp_path / "runs"
+    recs = answers("AB", "AB", relation="hypernym")
+    write_run(runs, "m/s1", "m", convre_description("re2text", 1), recs)
+    write_run(runs, "m/s1-neu", "m", convre_description("re2text", 1, neutral=True), recs)
+    write_run(runs, "m/s3", "m", convre_description("re2text", 3), recs[:1], status="running")
+    rows = collect(runs)
+    assert [r["n"] for r in rows] == [2, 2, 1]  # no summary: the records are counted
+    lines = format_rows(rows).splitlines()
+    assert lines[0].split()[4] == "neutral" and "paper" not in lines[0]
+    assert [line.split()[4] for line in lines[1:]] == ["no", "yes", "no"]

@@ -36,6 +36,7 @@ def collect(out: Path) -> list[dict[str, Any]]:
                 "task": task,
                 "setting": setting,
                 "subset": bool(description.get("subset", False)),
+                "neutral": bool(description.get("neutral", False)),
                 "accuracy": None if summary.get("answered") == 0 else summary.get("accuracy"),
                 "n": done,
                 "failed": summary.get("failed", 0),
@@ -101,6 +102,7 @@ def _permutation_columns(
 def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
     """Return ``rows`` as a plain-text table."""
     columns = ["model", "benchmark", "task", "setting", "accuracy", "n", "failed"]
+    columns[4:4] = [flag for flag in ("subset", "neutral") if any(row.get(flag) for row in rows)]
     if any("paper" in row for row in rows):
         columns.append("paper")
     if any("paper_model" in row for row in rows):
@@ -121,6 +123,8 @@ def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
 def _fmt(value: Any) -> str:
     if value is None:
         return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.4f}"
     if isinstance(value, dict):
