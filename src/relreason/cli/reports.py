@@ -161,7 +161,7 @@ def report(
         for row in beside_paper(rows, mapping):
             typer.echo(json.dumps(row, ensure_ascii=False))
         return
-    texts = html is not None or data_dir is not None  # prompts and questions rebuilt from data
+    texts = html is not None or data_dir is not None or figures is not None  # from the data
     built = build_report(runs, mapping, sizes=sizes, data_dir=data_dir, texts=texts)
     if html is not None:
         render_html(built, html)
