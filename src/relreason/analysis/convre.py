@@ -85,7 +85,8 @@ def table9(runs: Runs) -> Table:
             row[column] = accuracy_text(cell) + mark
             drill[(position, column)] = Drill((cell["run_id"],))
         shown_rows.append(row)
-    columns = ["task", "model"] + [f"{s}#" for s in SETTINGS]
+    run = set(data["setting"])  # settings no run filled are left out
+    columns = ["task", "model"] + [f"{s}#" for s in SETTINGS if s in run]
     shown = pd.DataFrame(shown_rows).reindex(columns=columns)
     note = " ".join(
         [
