@@ -268,3 +268,15 @@ def test_sweep_rows_tell_neutral_runs_and_count_running_ones(tmp_path: Path) -> 
     lines = format_rows(rows).splitlines()
     assert lines[0].split()[4] == "neutral" and "paper" not in lines[0]
     assert [line.split()[4] for line in lines[1:]] == ["no", "yes", "no"]
+
+
+def test_out_writes_whole_files_or_refuses(real_runs: Path, tmp_path: Path, capsys) -> None:
+    tex = tmp_path / "report.tex"
+    assert cli(["report", str(real_runs), "--format", "latex", "--out", str(tex)]) == 0
+    assert tex.read_text().count(r"\begin{table}") >= 3
+    assert cli(["report", str(real_runs), "--out", str(tmp_path / "x")]) == 2  # no --format
+    assert "--out needs --format" in capsys.readouterr().err
+    assert cli(["report", str(real_runs), "--format", "csv", "--out", str(tex)]) == 2
+    assert "csv writes a folder" in capsys.readouterr().err
+    assert cli(["report", str(real_runs), "--format", "markdown", "--out", str(tmp_path)]) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.tex"]  # nothing half-written
