@@ -50,7 +50,7 @@ def _cell(benchmark: Any, description: str) -> tuple[Any, Any]:
 
 
 def _done(run: Any) -> str:
-    total = run["n_items"]
+    total = run["n_task"] if pd.notna(run["n_task"]) else run["n_items"]
     n = int(run["n_records"])
     if pd.notna(total) and int(total) != n:
         return f"{n} of {int(total)}"
@@ -88,6 +88,7 @@ def runs_accuracy(runs: Runs) -> Table:
                 "hi": hi,
                 "n": n,
                 "n_items": run["n_items"],
+                "n_task": run["n_task"],
                 "failed": int(run["failed"] or 0),
                 "status": run["status"],
                 **{c: run[c] for c in setup_columns(runs.runs)},
@@ -115,7 +116,7 @@ def runs_accuracy(runs: Runs) -> Table:
     }
     note = (
         "Accuracy of all the run's records, Wilson 95% interval; n: records (of the task's items "
-        "when fewer); '-': nothing answered. "
+        "when fewer: a limit, a sample, or a run not finished); '-': nothing answered. "
         + settings_legend(
             [
                 int(str(s).rstrip("#"))

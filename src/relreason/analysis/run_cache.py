@@ -27,9 +27,9 @@ _WATCHED = ("records.jsonl", "manifest.json", "summary.json")
 
 @cache
 def _code_version() -> str:
-    """A hash of the code that reads a run (this module and ``load.py``)."""
+    """A hash of the code that reads a run (this module, ``load.py``, ``item_columns.py``)."""
     digest = hashlib.sha256(f"{CACHE_VERSION} {sys.version}".encode())
-    for name in ("load.py", "run_cache.py"):
+    for name in ("load.py", "item_columns.py", "run_cache.py"):
         digest.update((Path(__file__).parent / name).read_bytes())
     return digest.hexdigest()
 
