@@ -4,6 +4,7 @@ scoring, API, generation limits)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pandas as pd
@@ -40,8 +41,7 @@ def settings_legend(ids: Any = None) -> str:
 
 
 def _cell(benchmark: Any, description: str) -> tuple[Any, Any]:
-    import json
-
+    """The (task, setting) a run is tabulated under, as its benchmark says."""
     data = json.loads(description or "{}")
     name = str(benchmark)
     if name in benchmarks.names():
@@ -117,13 +117,7 @@ def runs_accuracy(runs: Runs) -> Table:
     note = (
         "Accuracy of all the run's records, Wilson 95% interval; n: records (of the task's items "
         "when fewer: a limit, a sample, or a run not finished); '-': nothing answered. "
-        + settings_legend(
-            [
-                int(str(s).rstrip("#"))
-                for s in data.loc[data["benchmark"] == "convre", "setting"]
-                if isinstance(s, str) and s.rstrip("#").isdigit()
-            ]
-        )
+        + settings_legend(runs.runs.loc[runs.runs["benchmark"] == "convre", "setting"])
     ).strip()
     return Table("runs", "Runs: accuracy per run", data, shown, note, drill)
 
