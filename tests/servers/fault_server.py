@@ -96,6 +96,8 @@ class FaultServer:
     dropped (make it longer than the client's time-out). ``retry_after``: the 429's header value.
     ``delay_s``: how long every answer takes (to make a run slow enough to kill midway).
     ``reply``: a script giving the chat reply to a prompt (default: the answer letter).
+    ``mutate``: a script that may change the JSON body of an answer (prompt, body) before it is
+    sent, e.g. to give a field the wrong type.
     """
 
     def __init__(
@@ -111,6 +113,7 @@ class FaultServer:
         port: int = 0,
         delay_s: float = 0.0,
         reply: Callable[[str], str] | None = None,
+        mutate: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         self.fault_rate = fault_rate
         self.seed = seed
@@ -122,6 +125,7 @@ class FaultServer:
         self.port = port
         self.delay_s = delay_s
         self.reply = reply
+        self.mutate = mutate
         self.counts: Counter[str] = Counter()
         self.answered: Counter[str] = Counter()
         self.faults: Counter[str] = Counter()
@@ -260,7 +264,10 @@ class FaultServer:
             return False
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
-        data = json.dumps(self._completion(path, body, prompt)).encode()
+        answer = self._completion(path, body, prompt)
+        if self.mutate is not None:
+            answer = self.mutate(prompt, answer)
+        data = json.dumps(answer).encode()
         if fault == "truncated":
             data = data[: len(data) // 2]
         await _send(writer, 200, data)

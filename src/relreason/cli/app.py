@@ -242,13 +242,13 @@ def build_app() -> typer.Typer:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; user errors print one message (no traceback) and exit non-zero."""
-    if not sys.stderr.isatty():
-        from relreason.run.progress import quiet_library_bars
-
-        quiet_library_bars()  # their \r-updated bars would be one long line in a log
-    command = typer.main.get_command(build_app())
-    readable_metavars(command)
     try:
+        if not sys.stderr.isatty():
+            from relreason.run.progress import quiet_library_bars
+
+            quiet_library_bars()  # their \r-updated bars would be one long line in a log
+        command = typer.main.get_command(build_app())
+        readable_metavars(command)
         command(args=argv, prog_name="relreason")
     except RelreasonError as error:
         fail(str(error), error.exit_code, interrupted=isinstance(error, InterruptedRunError))

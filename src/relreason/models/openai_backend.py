@@ -42,6 +42,7 @@ from relreason.models.openai_choices import (
 from relreason.models.openai_results import (
     Api,
     chat_top_logprobs,
+    choice_text,
     completion_top_logprobs,
     first_choice,
     read_usage,
@@ -283,14 +284,13 @@ class OpenAIBackend(ModelBackend):
             log.warning("%s rejected logprobs; asking without them from now on", self.spec)
             self._logprobs_ok = False
         choice = first_choice(result)
-        if self.api == "chat":
-            text = getattr(getattr(choice, "message", None), "content", None) or ""
-            top = chat_top_logprobs(choice)
-        else:
-            text = getattr(choice, "text", None) or ""
-            top = completion_top_logprobs(choice)
+        try:
+            text = choice_text(choice, self.api)
+        except UnreadableResponseError as exc:  # a server bug: asking again gives the same
+            raise APIRequestError(f"{self.spec}: {exc}", status_code=200, fatal=False) from None
+        top = chat_top_logprobs(choice) if self.api == "chat" else completion_top_logprobs(choice)
         return Response(
-            text=str(text),
+            text=text,
             top_logprobs=top if logprobs else None,
             usage=read_usage(result),
             latency_s=time.perf_counter() - start,

@@ -99,6 +99,36 @@ def is_free(spec: str) -> bool:
     return info is not None and info.free
 
 
+_ALWAYS_GIVEN = ("timeout", "seed")  # from the run's own options, for every backend
+
+
+def refuse_inapplicable(spec: str, options: ModelOptions) -> None:
+    """Raise ``UsageError`` for a backend option set away from its default that the spec's
+    backend does not take (e.g. ``--chat-template`` with ``openai:``: it would do nothing).
+
+    An unknown spec passes (``load_backend`` names the valid forms)."""
+    info = backend_info(spec)
+    if info is None:
+        return
+    default = ModelOptions()
+    takers: dict[str, list[str]] = {}
+    for other in BACKENDS.values():
+        for name in other.options:
+            takers.setdefault(name, []).append(other.kind)
+    for name in ModelOptions.names():
+        if name in _ALWAYS_GIVEN or name in info.options:
+            continue
+        value, usual = getattr(options, name), getattr(default, name)
+        if value == usual or (name == "base_urls" and not value):
+            continue
+        flag = "--" + ("base-url" if name == "base_urls" else name.replace("_", "-"))
+        kinds = ", ".join(f"{k}:" for k in takers.get(name, [])) or "no backend"
+        raise UsageError(
+            f"{flag} ({name} in a sweep file) does nothing for {info.kind}: models (it applies "
+            f"to {kinds}); remove it"
+        )
+
+
 def load_backend(spec: str, options: ModelOptions | None = None, **kwargs: Any) -> ModelBackend:
     """Build the backend a model spec names.
 
@@ -128,4 +158,5 @@ __all__ = [
     "backend_info",
     "is_free",
     "load_backend",
+    "refuse_inapplicable",
 ]

@@ -16,8 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from relreason.errors import DataError
-from relreason.records.record import make_record
+from relreason.records.record import RECORD_FIELDS, make_record
 from relreason.types import Response, Task
+
+ACCEPTED_KEYS = frozenset(
+    {"index", "output", "second_output", "logprobs", "top_logprobs", "choice_logprobs"}
+) | frozenset(RECORD_FIELDS)
+"""The keys a responses line may hold: its own, and every field of a run's record (so that
+``records.jsonl`` is scored as it is). Anything else is a misnamed key, never ignored."""
 
 
 def _check_logprob_map(value: Any, path: str, item: str, field: str) -> dict[str, float]:
@@ -44,6 +50,15 @@ def _parse_line(line: str, path: str, lineno: int, n_items: int) -> tuple[int, R
         raise DataError(path, "JSON nested too deeply", item=item) from None
     if not isinstance(data, dict):
         raise DataError(path, "expected a JSON object", item=item)
+    unknown = [key for key in data if key not in ACCEPTED_KEYS]
+    if unknown:
+        raise DataError(
+            path,
+            f"unknown key {unknown[0]!r}; a line holds index, output, second_output, logprobs "
+            "(or top_logprobs), choice_logprobs, or is a run's record",
+            item=item,
+            field=unknown[0],
+        )
     index = data.get("index")
     if not isinstance(index, int) or isinstance(index, bool):
         raise DataError(path, "expected an integer item index", item=item, field="index")

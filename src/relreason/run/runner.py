@@ -59,7 +59,7 @@ from relreason.run.folder import (
 )
 from relreason.run.items import ItemPath
 from relreason.run.lock import RunLock
-from relreason.run.loop import run_coroutine
+from relreason.run.loop import run_coroutine, set_stop_hint
 from relreason.run.options import RunOptions
 from relreason.run.progress import RunProgress
 from relreason.run.selection import select_items
@@ -132,6 +132,7 @@ async def _run_locked(
     prices = load_prices(prices_file)
     records = load_records(out_dir, repair=True)  # a damaged folder is refused untouched
     check_indices(records, task, out_dir)
+    set_stop_hint(f"continue with: {resume_command(out_dir, data_dir)}")
     manifest.begin_session(
         options.to_json(),
         len(selected),
@@ -180,9 +181,11 @@ async def _run_locked(
 
     selected_records = [records[it.index] for it in selected if it.index in records]
     selected_done = len(selected_records) == len(selected)
-    # no room for a sorted copy: the appended file is whole, keep it as it is
-    with contextlib.suppress(UsageError):
-        write_sorted_records(out_dir, records.values(), items.lines)
+    # a stopped run keeps the appended file (whole; later lines win) and stops at once; with
+    # no room for a sorted copy, the same
+    if stop is None:
+        with contextlib.suppress(UsageError):
+            write_sorted_records(out_dir, records.values(), items.lines)
     summary = summarize(
         selected_records,
         out_dir=out_dir,

