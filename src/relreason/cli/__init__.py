@@ -12,9 +12,18 @@ import sys
 import threading
 from typing import Any, NoReturn
 
+_stop = threading.Event()
+
+
+def stop_requested() -> bool:
+    """Whether a Ctrl-C or SIGTERM came while the command line ran outside a run's loop."""
+    return _stop.is_set()
+
 
 def _stop_at_once(signum: int, frame: Any) -> None:
-    """SIGTERM before a run has its own handler: stop as Ctrl-C does."""
+    """Ctrl-C or SIGTERM outside a run: remember it (an import it breaks may end in another
+    error, reported as the stop it was) and stop as Ctrl-C does."""
+    _stop.set()
     raise KeyboardInterrupt
 
 
@@ -32,10 +41,14 @@ def _interrupted() -> NoReturn:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; user errors print one message (no traceback) and exit non-zero."""
-    try:
-        before = signal.signal(signal.SIGTERM, _stop_at_once)
-    except (ValueError, OSError):  # not the main thread (a caller embedding the CLI)
-        before = None
+    _stop.clear()
+    before: dict[signal.Signals, Any] = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            if signal.getsignal(sig) is not signal.SIG_IGN:  # ``nohup``, ``&``: left ignored
+                before[sig] = signal.signal(sig, _stop_at_once)
+        except (ValueError, OSError):  # not the main thread (a caller embedding the CLI)
+            break
     try:
         from relreason.cli.app import main as run
 
@@ -43,8 +56,8 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         _interrupted()
     finally:
-        if before is not None:
-            signal.signal(signal.SIGTERM, before)
+        for number, handler in before.items():
+            signal.signal(number, handler)
 
 
-__all__ = ["main"]
+__all__ = ["main", "stop_requested"]

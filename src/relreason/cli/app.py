@@ -241,7 +241,13 @@ def build_app() -> typer.Typer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the command line; user errors print one message (no traceback) and exit non-zero."""
+    """Run the command line; user errors print one message (no traceback) and exit non-zero.
+
+    After a Ctrl-C or SIGTERM (``relreason.cli.stop_requested``), whatever error the
+    interrupted work ended in (a half-imported library, typer's own exit 130) is reported as
+    the stop it was: one ``stopped:`` line, exit 130."""
+    from relreason.cli import stop_requested
+
     try:
         if not sys.stderr.isatty():
             from relreason.run.progress import quiet_library_bars
@@ -250,15 +256,26 @@ def main(argv: list[str] | None = None) -> None:
         command = typer.main.get_command(build_app())
         readable_metavars(command)
         command(args=argv, prog_name="relreason")
-    except RelreasonError as error:
-        fail(str(error), error.exit_code, interrupted=isinstance(error, InterruptedRunError))
-    except KeyboardInterrupt:
-        fail("interrupted", InterruptedRunError.exit_code, interrupted=True)
-    except OSError as error:  # a disk or permission error outside the run's own writes
+    except InterruptedRunError as error:
+        fail(str(error), error.exit_code, interrupted=True)
+    except (KeyboardInterrupt, RelreasonError, OSError, RecursionError) as error:
+        if stop_requested() or isinstance(error, KeyboardInterrupt):
+            fail("interrupted", InterruptedRunError.exit_code, interrupted=True)
+        _report(error)
+    except SystemExit as done:  # typer turns a KeyboardInterrupt into a silent exit 130
+        if done.code == InterruptedRunError.exit_code or (done.code and stop_requested()):
+            fail("interrupted", InterruptedRunError.exit_code, interrupted=True)
+        raise
+
+
+def _report(error: BaseException) -> NoReturn:
+    """One line for an error of the user's input or machine."""
+    if isinstance(error, RelreasonError):
+        fail(str(error), error.exit_code, interrupted=False)
+    if isinstance(error, OSError):  # a disk or permission error outside the run's own writes
         where = f" {error.filename}" if error.filename else ""
         fail(f"cannot access{where}: {error.strerror or error}", 2, interrupted=False)
-    except RecursionError:
-        fail("input nested too deeply to read", 2, interrupted=False)
+    fail("input nested too deeply to read", 2, interrupted=False)
 
 
 def fail(message: str, code: int, *, interrupted: bool) -> NoReturn:

@@ -92,7 +92,8 @@ def run_coroutine(coroutine: Coroutine[Any, Any, T], *, bound_s: float = STOP_BO
     if threading.current_thread() is threading.main_thread():
         for sig in STOP_SIGNALS:
             with contextlib.suppress(ValueError, OSError):
-                handled.append((sig, signal.signal(sig, stopper)))
+                if signal.getsignal(sig) is not signal.SIG_IGN:  # ``nohup``: left ignored
+                    handled.append((sig, signal.signal(sig, stopper)))
     cancelled = False
     try:
         return loop.run_until_complete(task)
