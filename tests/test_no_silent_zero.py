@@ -166,3 +166,26 @@ def test_an_option_that_does_nothing_for_the_backend_is_refused(
         capsys,
     )
     assert code == 2 and "--base-url" in err
+
+
+def test_convre_strict_mode_survives_resume(
+    tmp_path: Path, shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("openai")
+    from servers.fault_server import FaultServer
+
+    out = tmp_path / "run"
+    with FaultServer(fault_rate=0.0, reply=lambda prompt: "I would rather not say.") as server:
+        args = ["run", "convre", "--task", "re2text", "--setting", "1", "--mode", "strict",
+                "--model", "openai:m", "--base-url", server.url, "--limit", "2", "--no-cache",
+                "--top-logprobs", "0", "--no-progress", "--data-dir", str(shared_data),
+                "--out", str(out)]  # fmt: skip
+        code, _, err = run_cli(args, capsys)
+        assert code == 1 and "strict mode" in err
+        stored = json.loads((out / "manifest.json").read_text())["description"]["params"]
+        assert stored["mode"] == "strict"
+        code, _, err = run_cli(
+            ["run", "--resume", str(out), "--data-dir", str(shared_data)], capsys
+        )
+    assert code == 1 and "strict mode" in err
+

@@ -12,6 +12,7 @@ import typer
 
 from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark
+from relreason.benchmarks.registry import build_recorded
 from relreason.cli.app import with_params
 from relreason.cli.helptext import benchmark_help
 from relreason.cli.options import Api, DataDir, LimitOpt, PermuteOpt, Scoring, gather_options
@@ -272,7 +273,7 @@ def _run_command(bench: Benchmark) -> Callable[..., None]:
         from relreason.benchmarks.permute import permuted
 
         params = bench.for_model(params, cfg.model, cfg.api.value)
-        execute(permuted(bench.build_task(params, cfg.data_dir), cfg.permute), cfg)
+        execute(permuted(build_recorded(bench, params, cfg.data_dir), cfg.permute), cfg)
 
     command.__doc__ = benchmark_help(
         bench, f"Run a model on one {bench.name} setting (default model: the bundled SmolLM2)."
@@ -302,12 +303,14 @@ def _run_main(
         typer.echo(ctx.get_help())
         raise typer.Exit(0)
     from relreason.records import load_manifest
-    from relreason.run.runner import resume_run
+    from relreason.run.runner import resume_run, resume_task
 
-    shown = bool(load_manifest(resume).options.get("show_progress"))
+    manifest = load_manifest(resume)
+    shown = bool(manifest.options.get("show_progress"))
+    task = resume_task(manifest, data_dir)  # every option the run was given, --mode included
     announce(resume)
-    summary = resume_run(resume, data_dir=data_dir, rerun_changed=rerun_changed)
-    _finish(summary, resume, strict=False, printed=shown, data_dir=data_dir)
+    summary = resume_run(resume, data_dir=data_dir, task=task, rerun_changed=rerun_changed)
+    _finish(summary, resume, task.strict, printed=shown, data_dir=data_dir)
 
 
 def register_run_commands(app: typer.Typer) -> None:

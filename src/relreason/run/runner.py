@@ -293,6 +293,16 @@ def _override(options: RunOptions, override: Mapping[str, Any] | None) -> RunOpt
     return updated
 
 
+def resume_task(manifest: Manifest, data_dir: Path | None = None) -> EvalTask:
+    """The task a run's manifest describes, rebuilt with every parameter it was run with (for
+    the model and API it used). Raises ``UsageError`` when it names no registered benchmark."""
+    from relreason.benchmarks.registry import task_from_description
+
+    raw = manifest.model.get("options") or {}
+    api = str(raw.get("api") or "chat") if isinstance(raw, Mapping) else "chat"
+    return task_from_description(manifest.description, data_dir, spec=manifest.spec, api=api)
+
+
 async def aresume_run(
     out_dir: Path,
     *,
@@ -317,15 +327,11 @@ async def aresume_run(
     if not isinstance(raw_options, Mapping):
         raise DataError(str(out_dir / MANIFEST), "expected a mapping", field="model.options")
     model_options = dict(raw_options)
-    description = manifest.description
     options = RunOptions.from_json(manifest.options)
     options = _override(options, options_override)
     own_backend = backend is None
     if task is None:
-        from relreason.benchmarks.registry import task_from_description
-
-        api = str(model_options.get("api") or "chat")
-        task = task_from_description(description, data_dir, spec=spec, api=api)
+        task = resume_task(manifest, data_dir)
     if backend is None:
         from relreason.models.registry import load_backend
 
@@ -385,6 +391,7 @@ __all__ = [
     "default_cache_path",
     "resume_command",
     "resume_run",
+    "resume_task",
     "run_config",
     "run_task",
 ]

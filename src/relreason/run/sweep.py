@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from relreason.benchmarks import get as get_benchmark
 from relreason.benchmarks.permute import permuted
+from relreason.benchmarks.registry import build_recorded
 from relreason.errors import DataError, RelreasonError, UsageError
 from relreason.models.options import ModelOptions
 from relreason.records import is_run_folder, load_records, read_manifest
@@ -278,7 +279,7 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
                     params = benchmark.for_model(params, model.spec, model.api or "chat")
                     if params not in tasks:
                         tasks[params] = permuted(
-                            benchmark.build_task(params, data_dir), sweep.options.permute
+                            build_recorded(benchmark, params, data_dir), sweep.options.permute
                         )
                 except DataError:
                     raise
@@ -306,14 +307,14 @@ def _finished(out_dir: Path, n_items: int) -> bool:
 def _changes(run: PlannedRun, options: RunOptions) -> list[str]:
     """What differs between a finished cell's folder and what the sweep asks now (the items,
     reader, parameters, model and its options; servers are checked when a cell runs)."""
-    from relreason.run.folder import differences
+    from relreason.run.folder import compared_description, differences
     from relreason.run.selection import items_fingerprint, reader_name
 
     manifest = read_manifest(run.out_dir)
     now = {
         "benchmark": run.task.benchmark,
         "task": run.task.name,
-        "description": json.loads(json.dumps(dict(run.task.description), default=str)),
+        "description": compared_description(run.task),
         "items": items_fingerprint(run.task.items),
         "reader": reader_name(run.task),
         "model": run.model.spec,
