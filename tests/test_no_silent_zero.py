@@ -189,3 +189,95 @@ def test_convre_strict_mode_survives_resume(
         )
     assert code == 1 and "strict mode" in err
 
+
+def _convre(server_url: str, shared_data: Path, out: Path, *extra: str) -> list[str]:
+    return ["run", "convre", "--task", "re2text", "--setting", "1", "--model", "openai:m",
+            "--base-url", server_url, "--limit", "2", "--no-cache", "--no-progress",
+            "--data-dir", str(shared_data), "--out", str(out), *extra]  # fmt: skip
+
+
+def test_a_reading_audit_zero_says_why(
+    tmp_path: Path, shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("openai")
+    from servers.fault_server import FaultServer
+
+    with FaultServer(fault_rate=0.0, reply=lambda prompt: "I would rather not say.") as server:
+        code, out, err = run_cli(_convre(server.url, shared_data, tmp_path / "r"), capsys)
+    assert code == 0, err
+    audit = " ".join(line.strip() for line in out.splitlines() if line.startswith("  "))
+    assert "official:gpt-chat 0.0000" in audit
+    assert "official:gpt-chat reads none of the 2 answers" in audit
+
+
+def test_a_run_with_no_readable_answer_says_so_first_with_the_fix(
+    tmp_path: Path, shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("openai")
+    from servers.fault_server import FaultServer
+
+    with FaultServer(fault_rate=0.0, reply=lambda prompt: "I would rather not say.") as server:
+        args = _convre(server.url, shared_data, tmp_path / "r", "--top-logprobs", "0")
+        code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    said = " ".join(out.split("convre/re2text")[0].split())  # what comes before the headline
+    assert said.startswith("no readable answer") and "--api completions" in said
+
+
+def test_a_server_refusing_logprobs_is_named_with_the_option_that_fixes_it(
+    tmp_path: Path, shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("openai")
+    from servers.fault_server import FaultServer
+
+    with FaultServer(fault_rate=0.0, refuse_logprobs=True) as server:
+        args = _convre(server.url, shared_data, tmp_path / "r", "--max-retries", "0")
+        code, out, err = run_cli(args, capsys)
+        assert code == 3 and "--top-logprobs 0" in err, err
+        assert out.splitlines()[0].startswith("no item was answered")
+        args = _convre(server.url, shared_data, tmp_path / "s", "--top-logprobs", "0")
+        code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+
+
+def test_score_reads_the_second_reply_and_the_runs_family(
+    tmp_path: Path, shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("openai")
+    from servers.fault_server import FaultServer
+
+    def reply(prompt: str) -> str:  # reasoning first; the answer only when asked for it
+        return "C" if prompt.endswith("the answer is") else "Let me think: A or B, maybe."
+
+    out = tmp_path / "run"
+    with FaultServer(fault_rate=0.0, reply=reply) as server:
+        code, _, err = run_cli(
+            ["run", "compose", "--method", "zsc", "--model", "openai:m", "--base-url",
+             server.url, "--limit", "4", "--no-cache", "--no-progress", "--out", str(out)],
+            capsys,
+        )  # fmt: skip
+        assert code == 0, err
+        code, _, err = run_cli(
+            _convre(server.url, shared_data, tmp_path / "c", "--api", "completions"), capsys
+        )
+        assert code == 0, err
+    scored = tmp_path / "scored.jsonl"
+    code, _, err = run_cli(
+        ["score", "compose", "--method", "zsc", "--responses", str(out / "records.jsonl"),
+         "--out", str(scored)], capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    run = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    again = [json.loads(x) for x in scored.read_text().splitlines()]
+    assert [r["answer"] for r in run] == ["C"] * 4
+    assert [r["answer"] for r in again] == [r["answer"] for r in run]
+    assert [r["second_output"] for r in again] == ["C"] * 4
+    code, _, err = run_cli(
+        ["score", "convre", "--task", "re2text", "--setting", "1", "--data-dir",
+         str(shared_data), "--responses", str(tmp_path / "c" / "records.jsonl"),
+         "--out", str(tmp_path / "c.jsonl")], capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    ran = [json.loads(x)["alt"]["reader"] for x in (tmp_path / "c" / "records.jsonl").open()]
+    read = [json.loads(x)["alt"]["reader"] for x in (tmp_path / "c.jsonl").open()]
+    assert ran == read == ["official:gpt-text"] * 2

@@ -34,7 +34,12 @@ err = Console(stderr=True, soft_wrap=True)
 """Errors go here; soft wrapping: a long URL or path is never broken by an inserted newline."""
 
 ResponsesOpt = Annotated[
-    Path, typer.Option("--responses", help="JSON lines: {index, output[, logprobs]}.")
+    Path,
+    typer.Option(
+        "--responses",
+        help="JSON lines: {index, output[, second_output, logprobs, choice_logprobs]}, or a "
+        "run's records.jsonl (read with that run's model family).",
+    ),
 ]
 OutOpt = Annotated[Path, typer.Option("--out", help="Where to write the scored JSON lines.")]
 
@@ -94,6 +99,7 @@ def _score_command(bench: Benchmark) -> Callable[..., None]:
     ) -> None:
         from relreason.benchmarks.permute import permuted
 
+        params = _as_the_run_did(bench, params, responses)
         task = permuted(bench.build_task(params, data_dir), permute)
         _score_and_report(task, responses, out, strict=task.strict)
 
@@ -102,6 +108,27 @@ def _score_command(bench: Benchmark) -> Callable[..., None]:
         "cannot be read)."
     )
     return command
+
+
+def _as_the_run_did(bench: Benchmark, params: Any, responses: Path) -> Any:
+    """``params`` for the model of the run folder holding ``responses`` (its
+    ``records.jsonl``), so that ``score`` reads as the run did (e.g. ConvRe's official rule of
+    that model's family); unchanged for a file outside a run folder of this benchmark."""
+    from relreason.records import is_run_folder, read_manifest
+
+    folder = responses.parent
+    if not is_run_folder(folder):
+        return params
+    try:
+        manifest = read_manifest(folder)
+    except RelreasonError:
+        return params
+    model = manifest.get("model")
+    if manifest.get("benchmark") != bench.name or not isinstance(model, dict):
+        return params
+    options = model.get("options")
+    options = options if isinstance(options, dict) else {}
+    return bench.for_model(params, str(model.get("spec")), str(options.get("api") or "chat"))
 
 
 def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool) -> None:

@@ -253,8 +253,10 @@ def _finish(
     if summary.failed:
         from relreason.run.stops import resume_command
 
+        said = summary.extra.get("verdict")
         raise ItemsFailedError(
-            f"{summary.failed} of {summary.n} item(s) failed; most common error "
+            (f"{said}\n" if said else "")
+            + f"{summary.failed} of {summary.n} item(s) failed; most common error "
             f"({summary.most_common_error_count}x): {summary.most_common_error}\n"
             f"redo them with: {resume_command(out, data_dir)}"
         )

@@ -64,6 +64,7 @@ from relreason.run.options import RunOptions
 from relreason.run.progress import RunProgress
 from relreason.run.selection import select_items
 from relreason.run.stops import check_indices, check_limits, resume_command, stopped_error
+from relreason.run.verdict import verdict
 from relreason.run.warnings import warn
 from relreason.types import Task as EvalTask
 
@@ -202,6 +203,9 @@ async def _run_locked(
         backend.spec, summary.usage["prompt_tokens"], summary.usage["completion_tokens"], prices
     )
     summary.context = task_context(task, selected_records)
+    said = verdict(summary, backend.describe(), options)
+    if said is not None:
+        summary.extra["verdict"] = said
     status: Any = None
     if isinstance(stop, ServerUnreachableError):
         status = "failed"
