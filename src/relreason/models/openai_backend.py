@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from relreason.errors import UsageError
+from relreason.install import extra_hint
 from relreason.models.base import ModelBackend, TransientError
 from relreason.models.errors_map import (
     LOCAL_KEY_PLACEHOLDER,
@@ -103,7 +104,7 @@ class OpenAIBackend(ModelBackend):
             import openai
         except ImportError as exc:  # pragma: no cover - depends on the installation
             raise UsageError(
-                "the openai package is not installed: pip install 'relreason[openai]'"
+                f"the openai package is not installed: {extra_hint('openai')}"
             ) from exc
         if api not in ("chat", "completions"):
             raise UsageError(f"api must be 'chat' or 'completions', not {api!r}")

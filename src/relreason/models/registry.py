@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from relreason.errors import UsageError
+from relreason.install import extra_hint
 from relreason.models.base import ModelBackend
 from relreason.models.options import ModelOptions
 
@@ -48,16 +49,16 @@ class BackendInfo:
             module = importlib.import_module(module_name)
         except ImportError as error:
             raise UsageError(
-                f"this model needs the '{self.extra}' extra: "
-                f"pip install 'relreason[{self.extra}]' ({error})"
+                f"this model needs the '{self.extra}' extra: {extra_hint(self.extra or '')} "
+                f"({error})"
             ) from error
         make: Callable[[str, str, ModelOptions], ModelBackend] = getattr(module, function)
         try:
             return make(name, spec, options)
         except ImportError as error:
             raise UsageError(
-                f"this model needs the '{self.extra}' extra: "
-                f"pip install 'relreason[{self.extra}]' ({error})"
+                f"this model needs the '{self.extra}' extra: {extra_hint(self.extra or '')} "
+                f"({error})"
             ) from error
 
 
