@@ -281,3 +281,14 @@ def test_score_reads_the_second_reply_and_the_runs_family(
     ran = [json.loads(x)["alt"]["reader"] for x in (tmp_path / "c" / "records.jsonl").open()]
     read = [json.loads(x)["alt"]["reader"] for x in (tmp_path / "c.jsonl").open()]
     assert ran == read == ["official:gpt-text"] * 2
+
+
+def test_score_with_no_readable_answer_says_so_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _responses(tmp_path, [{"index": i, "output": "zzz"} for i in range(3)])
+    code, out, err = run_cli(
+        ["score", "compose", "--responses", str(path), "--out", str(tmp_path / "s.jsonl")], capsys
+    )
+    assert code == 0, err
+    assert out.startswith("no readable answer: none of the 3 output(s)")

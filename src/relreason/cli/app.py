@@ -136,6 +136,7 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
     from relreason.records import format_summary, record_line, summarize
     from relreason.records.responses import read_responses, score_responses
     from relreason.run.context import task_context
+    from relreason.run.verdict import verdict
 
     responses = read_responses(responses_path, len(task.items))
     records = score_responses(task, responses)
@@ -153,6 +154,9 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
     )
     summary.context = task_context(task, records)
     summary.out_is_file = True
+    said = verdict(summary, None, None)
+    if said is not None:
+        summary.extra["verdict"] = said
     typer.echo(format_summary(summary))
     unreadable = [r for r in records if r["status"] == "unparseable"]
     if strict and unreadable:
