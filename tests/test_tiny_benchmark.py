@@ -117,6 +117,7 @@ def test_tiny_benchmark_end_to_end(
     assert manifest["format_version"] == 2 and manifest["description"] == {
         "benchmark": "tiny",
         "n": 4,
+        "params": {"n": 4},  # every parameter, read back by --resume
     }
 
     (out / "records.jsonl").write_text(

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from relreason import benchmarks
+from relreason.benchmarks.registry import build_recorded
 from relreason.models.options import ModelOptions
 from relreason.models.registry import DEFAULT_MODEL, load_backend
 from relreason.records import RunSummary, load_records
@@ -85,7 +86,7 @@ def evaluate(
         raise UsageError(f"unknown option(s) for evaluate: {', '.join(sorted(unknown))}")
     folder_data = None if data_dir is None else Path(data_dir)
     params = bench.for_model(bench.params(**params_values), model, model_values.get("api", "chat"))
-    task = bench.build_task(params, folder_data)
+    task = build_recorded(bench, params, folder_data)
     if permute is not None:
         from relreason.benchmarks.permute import permuted
 

@@ -90,6 +90,8 @@ class Response:
     ``error``: set when the request failed for good; then the other fields are empty.
     ``served_model``: what the API says answered (its resolved model name and
     ``system_fingerprint``, when it reports them), kept in the cache and the record.
+    ``note``: what relreason changed in the response before reading it (invalid code points
+    replaced: :func:`relreason.untrusted.clean_response`), kept in the record.
     """
 
     text: str | None = None
@@ -99,6 +101,7 @@ class Response:
     latency_s: float = 0.0
     error: str | None = None
     served_model: str | None = None
+    note: str | None = None
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,9 @@ class FaultServer:
     dropped (make it longer than the client's time-out). ``retry_after``: the 429's header value.
     ``delay_s``: how long every answer takes (to make a run slow enough to kill midway).
     ``reply``: a script giving the chat reply to a prompt (default: the answer letter).
+    ``mutate``: a script that may change the JSON body of an answer (prompt, body) before it is
+    sent, e.g. to give a field the wrong type. ``refuse_logprobs``: answer HTTP 500 to every
+    request that asks for log-probabilities (as llama.cpp's server without ``logits_all`` does).
     """
 
     def __init__(
@@ -111,6 +114,8 @@ class FaultServer:
         port: int = 0,
         delay_s: float = 0.0,
         reply: Callable[[str], str] | None = None,
+        mutate: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None,
+        refuse_logprobs: bool = False,
     ) -> None:
         self.fault_rate = fault_rate
         self.seed = seed
@@ -122,6 +127,8 @@ class FaultServer:
         self.port = port
         self.delay_s = delay_s
         self.reply = reply
+        self.mutate = mutate
+        self.refuse_logprobs = refuse_logprobs
         self.counts: Counter[str] = Counter()
         self.answered: Counter[str] = Counter()
         self.faults: Counter[str] = Counter()
@@ -247,6 +254,10 @@ class FaultServer:
             await _send(writer, 400, b'{"error": {"message": "bad JSON"}}')
             return True
         prompt = _prompt_of(body)
+        if self.refuse_logprobs and body.get("logprobs"):
+            message = b'{"error": {"message": "logits_all is not enabled", "type": "server"}}'
+            await _send(writer, 500, message)
+            return True
         fault = self._decide(prompt)
         if fault in ("429", "500", "503"):
             extra = {"Retry-After": f"{self.retry_after:g}"} if fault == "429" else {}
@@ -260,7 +271,10 @@ class FaultServer:
             return False
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
-        data = json.dumps(self._completion(path, body, prompt)).encode()
+        answer = self._completion(path, body, prompt)
+        if self.mutate is not None:
+            answer = self.mutate(prompt, answer)
+        data = json.dumps(answer).encode()
         if fault == "truncated":
             data = data[: len(data) // 2]
         await _send(writer, 200, data)

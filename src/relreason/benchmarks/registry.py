@@ -7,13 +7,14 @@ to :func:`register`).
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from relreason.benchmarks.base import Benchmark
+from relreason.benchmarks.base import Benchmark, BenchmarkParams
 from relreason.data.spec import DataFiles
 from relreason.errors import UsageError
 from relreason.types import Task
@@ -95,6 +96,18 @@ def data_files(which: str) -> list[DataFiles]:
     return [benchmark.files]
 
 
+PARAMS_KEY = "params"
+"""The key of a task description holding every parameter the task was built with."""
+
+
+def build_recorded(benchmark: Benchmark, params: BenchmarkParams, data_dir: Path | None) -> Task:
+    """Build the task of ``params`` with every parameter recorded in its description (under
+    :data:`PARAMS_KEY`), so that a resume rebuilds exactly it (``--mode strict`` included)."""
+    task = benchmark.build_task(params, data_dir)
+    recorded = {**task.description, PARAMS_KEY: params.model_dump(mode="json")}
+    return dataclasses.replace(task, description=recorded)
+
+
 def task_from_description(
     description: Mapping[str, Any],
     data_dir: Path | None = None,
@@ -102,9 +115,10 @@ def task_from_description(
     spec: str | None = None,
     api: str = "chat",
 ) -> Task:
-    """Rebuild the task a run manifest's ``description`` records (for ``--resume``), for the
-    model ``spec`` when given (see ``Benchmark.for_model``), with its option orders when it was
-    run with ``--permute``.
+    """Rebuild the task a run manifest's ``description`` records (for ``--resume``): from every
+    parameter it recorded (:func:`build_recorded`), or, for an older folder, from its fields;
+    for the model ``spec`` when given (see ``Benchmark.for_model``), with its option orders when
+    it was run with ``--permute``.
 
     Raises ``UsageError`` when it names no registered benchmark or lacks a field.
     """
@@ -115,10 +129,17 @@ def task_from_description(
             + ", ".join(names())
         )
     benchmark = get(name)
-    params = benchmark.params_from_description(description)
+    recorded = description.get(PARAMS_KEY)
+    if isinstance(recorded, Mapping):  # every parameter, as given at run time
+        params = benchmark.params(**recorded)
+    else:  # a folder of relreason 0.2 or older: the fields its description holds
+        params = benchmark.params_from_description(description)
     if spec is not None:
         params = benchmark.for_model(params, spec, api)
-    task = benchmark.build_task(params, data_dir)
+    if isinstance(recorded, Mapping):
+        task = build_recorded(benchmark, params, data_dir)
+    else:
+        task = benchmark.build_task(params, data_dir)
     how = description.get("permute")
     if how is None:
         return task

@@ -34,7 +34,12 @@ err = Console(stderr=True, soft_wrap=True)
 """Errors go here; soft wrapping: a long URL or path is never broken by an inserted newline."""
 
 ResponsesOpt = Annotated[
-    Path, typer.Option("--responses", help="JSON lines: {index, output[, logprobs]}.")
+    Path,
+    typer.Option(
+        "--responses",
+        help="JSON lines: {index, output[, second_output, logprobs, choice_logprobs]}, or a "
+        "run's records.jsonl (read with that run's model family).",
+    ),
 ]
 OutOpt = Annotated[Path, typer.Option("--out", help="Where to write the scored JSON lines.")]
 
@@ -94,6 +99,7 @@ def _score_command(bench: Benchmark) -> Callable[..., None]:
     ) -> None:
         from relreason.benchmarks.permute import permuted
 
+        params = _as_the_run_did(bench, params, responses)
         task = permuted(bench.build_task(params, data_dir), permute)
         _score_and_report(task, responses, out, strict=task.strict)
 
@@ -104,11 +110,33 @@ def _score_command(bench: Benchmark) -> Callable[..., None]:
     return command
 
 
+def _as_the_run_did(bench: Benchmark, params: Any, responses: Path) -> Any:
+    """``params`` for the model of the run folder holding ``responses`` (its
+    ``records.jsonl``), so that ``score`` reads as the run did (e.g. ConvRe's official rule of
+    that model's family); unchanged for a file outside a run folder of this benchmark."""
+    from relreason.records import is_run_folder, read_manifest
+
+    folder = responses.parent
+    if not is_run_folder(folder):
+        return params
+    try:
+        manifest = read_manifest(folder)
+    except RelreasonError:
+        return params
+    model = manifest.get("model")
+    if manifest.get("benchmark") != bench.name or not isinstance(model, dict):
+        return params
+    options = model.get("options")
+    options = options if isinstance(options, dict) else {}
+    return bench.for_model(params, str(model.get("spec")), str(options.get("api") or "chat"))
+
+
 def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool) -> None:
     from relreason.files import atomic_write_text
     from relreason.records import format_summary, record_line, summarize
     from relreason.records.responses import read_responses, score_responses
     from relreason.run.context import task_context
+    from relreason.run.verdict import verdict
 
     responses = read_responses(responses_path, len(task.items))
     records = score_responses(task, responses)
@@ -126,6 +154,9 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
     )
     summary.context = task_context(task, records)
     summary.out_is_file = True
+    said = verdict(summary, None, None)
+    if said is not None:
+        summary.extra["verdict"] = said
     typer.echo(format_summary(summary))
     unreadable = [r for r in records if r["status"] == "unparseable"]
     if strict and unreadable:
@@ -241,24 +272,41 @@ def build_app() -> typer.Typer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the command line; user errors print one message (no traceback) and exit non-zero."""
-    if not sys.stderr.isatty():
-        from relreason.run.progress import quiet_library_bars
+    """Run the command line; user errors print one message (no traceback) and exit non-zero.
 
-        quiet_library_bars()  # their \r-updated bars would be one long line in a log
-    command = typer.main.get_command(build_app())
-    readable_metavars(command)
+    After a Ctrl-C or SIGTERM (``relreason.cli.stop_requested``), whatever error the
+    interrupted work ended in (a half-imported library, typer's own exit 130) is reported as
+    the stop it was: one ``stopped:`` line, exit 130."""
+    from relreason.cli import stop_requested
+
     try:
+        if not sys.stderr.isatty():
+            from relreason.run.progress import quiet_library_bars
+
+            quiet_library_bars()  # their \r-updated bars would be one long line in a log
+        command = typer.main.get_command(build_app())
+        readable_metavars(command)
         command(args=argv, prog_name="relreason")
-    except RelreasonError as error:
-        fail(str(error), error.exit_code, interrupted=isinstance(error, InterruptedRunError))
-    except KeyboardInterrupt:
-        fail("interrupted", InterruptedRunError.exit_code, interrupted=True)
-    except OSError as error:  # a disk or permission error outside the run's own writes
+    except InterruptedRunError as error:
+        fail(str(error), error.exit_code, interrupted=True)
+    except (KeyboardInterrupt, RelreasonError, OSError, RecursionError) as error:
+        if stop_requested() or isinstance(error, KeyboardInterrupt):
+            fail("interrupted", InterruptedRunError.exit_code, interrupted=True)
+        _report(error)
+    except SystemExit as done:  # typer turns a KeyboardInterrupt into a silent exit 130
+        if done.code == InterruptedRunError.exit_code or (done.code and stop_requested()):
+            fail("interrupted", InterruptedRunError.exit_code, interrupted=True)
+        raise
+
+
+def _report(error: BaseException) -> NoReturn:
+    """One line for an error of the user's input or machine."""
+    if isinstance(error, RelreasonError):
+        fail(str(error), error.exit_code, interrupted=False)
+    if isinstance(error, OSError):  # a disk or permission error outside the run's own writes
         where = f" {error.filename}" if error.filename else ""
         fail(f"cannot access{where}: {error.strerror or error}", 2, interrupted=False)
-    except RecursionError:
-        fail("input nested too deeply to read", 2, interrupted=False)
+    fail("input nested too deeply to read", 2, interrupted=False)
 
 
 def fail(message: str, code: int, *, interrupted: bool) -> NoReturn:

@@ -12,6 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
+from relreason.run.options import BOUNDS
+
 
 class Scoring(StrEnum):
     """How a run asks the model: free generation, or log-likelihood of each choice."""
@@ -39,7 +41,12 @@ DataDir = Annotated[
 
 LimitOpt = Annotated[
     int | None,
-    typer.Option("--limit", min=1, help="Only the first N items.", show_default=False),
+    typer.Option(
+        "--limit",
+        **BOUNDS["limit"].typer_args(),
+        help="Only the first N items.",
+        show_default=False,
+    ),
 ]
 
 

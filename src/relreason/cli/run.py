@@ -12,13 +12,14 @@ import typer
 
 from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark
+from relreason.benchmarks.registry import build_recorded
 from relreason.cli.app import with_params
 from relreason.cli.helptext import benchmark_help
 from relreason.cli.options import Api, DataDir, LimitOpt, PermuteOpt, Scoring, gather_options
 from relreason.errors import ItemsFailedError, UnreadableAnswersError, UsageError
 from relreason.models.options import OPTION_HELP, ModelOptions
-from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS, load_backend
-from relreason.run.options import RunOptions, run_options_from
+from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS, load_backend, refuse_inapplicable
+from relreason.run.options import BOUNDS, RunOptions, run_options_from
 from relreason.types import Task
 
 PricesOpt = Annotated[
@@ -90,19 +91,32 @@ def _run_options(
         ),
     ] = Scoring.generate,
     max_new_tokens: Annotated[
-        int | None, typer.Option(min=1, help="Default: the setting's own (32, or 256 for CoT).")
+        int | None,
+        typer.Option(
+            **BOUNDS["max_new_tokens"].typer_args(),
+            help="Default: the setting's own (32, or 256 for CoT).",
+        ),
     ] = None,
     temperature: Annotated[
-        float, typer.Option(min=0.0, help="Sampling temperature (0: greedy, as in the papers).")
+        float,
+        typer.Option(
+            **BOUNDS["temperature"].typer_args(),
+            help="Sampling temperature (0: greedy, as in the papers).",
+        ),
     ] = 0.0,
     top_logprobs: Annotated[
         int,
         typer.Option(
-            min=0, max=20, help="Alternatives kept for the first generated token (in records)."
+            **BOUNDS["top_logprobs"].typer_args(),
+            help="Alternatives kept for the first generated token (in records).",
         ),
     ] = 5,
     concurrency: Annotated[
-        int, typer.Option(min=1, help="Requests (or local batches) in flight at once.")
+        int,
+        typer.Option(
+            **BOUNDS["concurrency"].typer_args(),
+            help="Requests (or local batches) in flight at once.",
+        ),
     ] = 8,
     requests_per_minute: Annotated[
         float | None, typer.Option("--rpm", "--requests-per-minute", help="Requests per minute.")
@@ -113,19 +127,27 @@ def _run_options(
     max_retries: Annotated[
         int,
         typer.Option(
-            min=0,
+            **BOUNDS["max_retries"].typer_args(),
             help="Retries of a request that failed transiently (429, 5xx, time-out), "
             "with backoff; then the item is recorded as failed.",
         ),
     ] = 6,
-    request_timeout: Annotated[float, typer.Option(min=0.1, help=OPTION_HELP["timeout"])] = 60.0,
+    request_timeout: Annotated[
+        float, typer.Option(**BOUNDS["request_timeout"].typer_args(), help=OPTION_HELP["timeout"])
+    ] = 60.0,
     max_wait: Annotated[
         float,
-        typer.Option(min=0.1, help="Longest single wait in s (Retry-After, rate limits)."),
+        typer.Option(
+            **BOUNDS["max_wait"].typer_args(),
+            help="Longest single wait in s (Retry-After, rate limits).",
+        ),
     ] = 120.0,
     max_answer_chars: Annotated[
         int,
-        typer.Option(min=1, help="Longer answers are cut and their item recorded as failed."),
+        typer.Option(
+            **BOUNDS["max_answer_chars"].typer_args(),
+            help="Longer answers are cut and their item recorded as failed.",
+        ),
     ] = 200_000,
     use_cache: Annotated[
         bool,
@@ -148,7 +170,7 @@ def _run_options(
         int | None,
         typer.Option(
             "--sample",
-            min=1,
+            **BOUNDS["sample"].typer_args(),
             show_default=False,
             help="A seeded sample of N items, stratified by relation/category (partial run).",
         ),
@@ -190,6 +212,9 @@ def _default_out(task: Task, model: str) -> Path:
 def execute(task: Task, cfg: RunConfig) -> None:
     """Run (or dry-run) ``task`` as the command line options say; print its summary."""
     options = cfg.run_options(task)
+    options.validate()
+    model_options = cfg.model_options()
+    refuse_inapplicable(cfg.model, model_options)
     if cfg.dry_run:
         from relreason.run.cost import dry_run
 
@@ -197,7 +222,6 @@ def execute(task: Task, cfg: RunConfig) -> None:
         return
     from relreason.run.runner import run_task
 
-    model_options = cfg.model_options()
     backend = load_backend(cfg.model, model_options)
     out = cfg.out or _default_out(task, cfg.model)
     announce(out)
@@ -229,8 +253,10 @@ def _finish(
     if summary.failed:
         from relreason.run.stops import resume_command
 
+        said = summary.extra.get("verdict")
         raise ItemsFailedError(
-            f"{summary.failed} of {summary.n} item(s) failed; most common error "
+            (f"{said}\n" if said else "")
+            + f"{summary.failed} of {summary.n} item(s) failed; most common error "
             f"({summary.most_common_error_count}x): {summary.most_common_error}\n"
             f"redo them with: {resume_command(out, data_dir)}"
         )
@@ -249,7 +275,7 @@ def _run_command(bench: Benchmark) -> Callable[..., None]:
         from relreason.benchmarks.permute import permuted
 
         params = bench.for_model(params, cfg.model, cfg.api.value)
-        execute(permuted(bench.build_task(params, cfg.data_dir), cfg.permute), cfg)
+        execute(permuted(build_recorded(bench, params, cfg.data_dir), cfg.permute), cfg)
 
     command.__doc__ = benchmark_help(
         bench, f"Run a model on one {bench.name} setting (default model: the bundled SmolLM2)."
@@ -279,12 +305,14 @@ def _run_main(
         typer.echo(ctx.get_help())
         raise typer.Exit(0)
     from relreason.records import load_manifest
-    from relreason.run.runner import resume_run
+    from relreason.run.runner import resume_run, resume_task
 
-    shown = bool(load_manifest(resume).options.get("show_progress"))
+    manifest = load_manifest(resume)
+    shown = bool(manifest.options.get("show_progress"))
+    task = resume_task(manifest, data_dir)  # every option the run was given, --mode included
     announce(resume)
-    summary = resume_run(resume, data_dir=data_dir, rerun_changed=rerun_changed)
-    _finish(summary, resume, strict=False, printed=shown, data_dir=data_dir)
+    summary = resume_run(resume, data_dir=data_dir, task=task, rerun_changed=rerun_changed)
+    _finish(summary, resume, task.strict, printed=shown, data_dir=data_dir)
 
 
 def register_run_commands(app: typer.Typer) -> None:

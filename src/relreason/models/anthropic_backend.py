@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from relreason.errors import UsageError
+from relreason.install import extra_hint
 from relreason.models.base import ModelBackend
 from relreason.models.errors_map import (
     LOCAL_KEY_PLACEHOLDER,
@@ -81,7 +82,7 @@ class AnthropicBackend(ModelBackend):
             import anthropic
         except ImportError as exc:  # pragma: no cover - depends on the installation
             raise UsageError(
-                "the anthropic package is not installed: pip install 'relreason[anthropic]'"
+                f"the anthropic package is not installed: {extra_hint('anthropic')}"
             ) from exc
         if not model:
             raise UsageError("an Anthropic backend needs a model name")

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from relreason.errors import UsageError
+from relreason.install import extra_hint
 from relreason.models.base import ModelBackend, TransientError
 from relreason.models.errors_map import (
     LOCAL_KEY_PLACEHOLDER,
@@ -42,6 +43,7 @@ from relreason.models.openai_choices import (
 from relreason.models.openai_results import (
     Api,
     chat_top_logprobs,
+    choice_text,
     completion_top_logprobs,
     first_choice,
     read_usage,
@@ -102,7 +104,7 @@ class OpenAIBackend(ModelBackend):
             import openai
         except ImportError as exc:  # pragma: no cover - depends on the installation
             raise UsageError(
-                "the openai package is not installed: pip install 'relreason[openai]'"
+                f"the openai package is not installed: {extra_hint('openai')}"
             ) from exc
         if api not in ("chat", "completions"):
             raise UsageError(f"api must be 'chat' or 'completions', not {api!r}")
@@ -283,14 +285,13 @@ class OpenAIBackend(ModelBackend):
             log.warning("%s rejected logprobs; asking without them from now on", self.spec)
             self._logprobs_ok = False
         choice = first_choice(result)
-        if self.api == "chat":
-            text = getattr(getattr(choice, "message", None), "content", None) or ""
-            top = chat_top_logprobs(choice)
-        else:
-            text = getattr(choice, "text", None) or ""
-            top = completion_top_logprobs(choice)
+        try:
+            text = choice_text(choice, self.api)
+        except UnreadableResponseError as exc:  # a server bug: asking again gives the same
+            raise APIRequestError(f"{self.spec}: {exc}", status_code=200, fatal=False) from None
+        top = chat_top_logprobs(choice) if self.api == "chat" else completion_top_logprobs(choice)
         return Response(
-            text=str(text),
+            text=text,
             top_logprobs=top if logprobs else None,
             usage=read_usage(result),
             latency_s=time.perf_counter() - start,

@@ -62,13 +62,41 @@ def completion_top_logprobs(choice: Any) -> tuple[dict[str, float], ...] | None:
     return tuple(positions)
 
 
+def _count(value: Any) -> int:
+    """A token count as the server reported it; 0 for anything that is not a count."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value >= 0:
+        return int(value)
+    return 0
+
+
 def read_usage(result: Any) -> Usage:
-    """Return a result's token usage (zero for what the server did not report)."""
+    """Return a result's token usage (zero for what the server did not report, or reported
+    as something other than a count: usage is bookkeeping, never worth failing an answer)."""
     usage = getattr(result, "usage", None)
     return Usage(
-        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        prompt_tokens=_count(getattr(usage, "prompt_tokens", 0)),
+        completion_tokens=_count(getattr(usage, "completion_tokens", 0)),
     )
+
+
+def choice_text(choice: Any, api: Api) -> str:
+    """Return a choice's generated text ("" when the server sent none).
+
+    Raises ``UnreadableResponseError`` naming the field when it holds something other than
+    text (a number, an object): such an answer is never read as if it were one.
+    """
+    field = "message.content" if api == "chat" else "text"
+    holder = getattr(choice, "message", None) if api == "chat" else choice
+    value = getattr(holder, field.rsplit(".", 1)[-1], None)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise UnreadableResponseError(
+            f"the response's choices[0].{field} is {type(value).__name__}, not a string"
+        )
+    return value
 
 
 def first_choice(result: Any) -> Any:

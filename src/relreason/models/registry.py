@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from relreason.errors import UsageError
+from relreason.install import extra_hint
 from relreason.models.base import ModelBackend
 from relreason.models.options import ModelOptions
 
@@ -48,16 +49,16 @@ class BackendInfo:
             module = importlib.import_module(module_name)
         except ImportError as error:
             raise UsageError(
-                f"this model needs the '{self.extra}' extra: "
-                f"pip install 'relreason[{self.extra}]' ({error})"
+                f"this model needs the '{self.extra}' extra: {extra_hint(self.extra or '')} "
+                f"({error})"
             ) from error
         make: Callable[[str, str, ModelOptions], ModelBackend] = getattr(module, function)
         try:
             return make(name, spec, options)
         except ImportError as error:
             raise UsageError(
-                f"this model needs the '{self.extra}' extra: "
-                f"pip install 'relreason[{self.extra}]' ({error})"
+                f"this model needs the '{self.extra}' extra: {extra_hint(self.extra or '')} "
+                f"({error})"
             ) from error
 
 
@@ -99,6 +100,36 @@ def is_free(spec: str) -> bool:
     return info is not None and info.free
 
 
+_ALWAYS_GIVEN = ("timeout", "seed")  # from the run's own options, for every backend
+
+
+def refuse_inapplicable(spec: str, options: ModelOptions) -> None:
+    """Raise ``UsageError`` for a backend option set away from its default that the spec's
+    backend does not take (e.g. ``--chat-template`` with ``openai:``: it would do nothing).
+
+    An unknown spec passes (``load_backend`` names the valid forms)."""
+    info = backend_info(spec)
+    if info is None:
+        return
+    default = ModelOptions()
+    takers: dict[str, list[str]] = {}
+    for other in BACKENDS.values():
+        for name in other.options:
+            takers.setdefault(name, []).append(other.kind)
+    for name in ModelOptions.names():
+        if name in _ALWAYS_GIVEN or name in info.options:
+            continue
+        value, usual = getattr(options, name), getattr(default, name)
+        if value == usual or (name == "base_urls" and not value):
+            continue
+        flag = "--" + ("base-url" if name == "base_urls" else name.replace("_", "-"))
+        kinds = ", ".join(f"{k}:" for k in takers.get(name, [])) or "no backend"
+        raise UsageError(
+            f"{flag} ({name} in a sweep file) does nothing for {info.kind}: models (it applies "
+            f"to {kinds}); remove it"
+        )
+
+
 def load_backend(spec: str, options: ModelOptions | None = None, **kwargs: Any) -> ModelBackend:
     """Build the backend a model spec names.
 
@@ -128,4 +159,5 @@ __all__ = [
     "backend_info",
     "is_free",
     "load_backend",
+    "refuse_inapplicable",
 ]

@@ -22,6 +22,7 @@ from relreason.errors import DataError, UsageError
 from relreason.files import atomic_write_text
 from relreason.records.record import VOLATILE_RECORD_FIELDS
 from relreason.redact import scrub_secrets
+from relreason.untrusted import clean_line
 
 if TYPE_CHECKING:
     from relreason.records.manifest import Manifest
@@ -52,8 +53,10 @@ def git_commit(source: Path | None = None) -> str | None:
 
 def record_line(record: Mapping[str, Any]) -> str:
     """Return one record as a JSON line (with the trailing newline), secrets scrubbed (a
-    server may echo the API key inside an answer)."""
-    return scrub_secrets(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n"
+    server may echo the API key inside an answer) and any lone surrogate replaced (the call
+    path replaces them first and says so in the record; this keeps every line valid UTF-8)."""
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    return clean_line(scrub_secrets(line)) + "\n"
 
 
 def comparable(record: Mapping[str, Any]) -> dict[str, Any]:

@@ -45,6 +45,7 @@ RECORD_FIELDS = (
     "second_prompt",
     "sent_as",
     "served_model",
+    "note",
 )
 VOLATILE_RECORD_FIELDS = ("latency_s", "attempts", "cached")
 """Record fields that legitimately differ between two runs of the same configuration."""
@@ -65,6 +66,8 @@ class Record:
     for outputs scored with ``score``, which sent nothing). ``served_model``: the resolved
     model and ``system_fingerprint`` the API reported. ``sent_as``: what the model was given
     for ``prompt`` when not the bare text (chat messages, or the chat-templated text).
+    ``note``: what relreason changed in the responses before reading them (invalid code points
+    replaced), or None.
     """
 
     index: int
@@ -93,6 +96,7 @@ class Record:
     second_prompt: str | None = None
     sent_as: Any = None
     served_model: str | None = None
+    note: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Return the record as a JSON-ready dict, fields in :data:`RECORD_FIELDS` order."""
@@ -193,6 +197,7 @@ def make_record(
         second_prompt=prompts[1] if len(prompts) > 1 else None,
         sent_as=sent_as,
         served_model=next((r.served_model for r in present if r.served_model), None),
+        note="; ".join(r.note for r in present if r.note) or None,
     )
     return record.to_json()
 

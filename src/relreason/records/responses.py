@@ -1,10 +1,12 @@
 """Read model outputs a user already has (JSON lines) and score them against a task.
 
-Each line: ``{"index": i, "output": "...", "logprobs": ...}``. ``logprobs`` (optional) is the
-first generated token's top alternatives, either a mapping ``token -> logprob`` or a list of such
-mappings (one per generated position); ``top_logprobs`` is accepted too, so a run folder's
-``records.jsonl`` can be scored again as it is. ``choice_logprobs`` (optional) maps a letter
-to the log-likelihood of that choice, as ``--scoring logprob`` runs record.
+Each line: ``{"index": i, "output": "...", "logprobs": ...}``, optionally ``second_output``
+(MCR zero-shot CoT's answer-extraction reply, read as a run reads it). ``logprobs`` (optional)
+is the first generated token's top alternatives, either a mapping ``token -> logprob`` or a
+list of such mappings (one per generated position); ``top_logprobs`` is accepted too, so a run
+folder's ``records.jsonl`` can be scored again as it is (any other key is refused, naming it).
+``choice_logprobs`` (optional) maps a letter to the log-likelihood of that choice, as
+``--scoring logprob`` runs record.
 """
 
 from __future__ import annotations
@@ -12,12 +14,20 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from relreason.errors import DataError
-from relreason.records.record import make_record
+from relreason.records.record import RECORD_FIELDS, make_record
 from relreason.types import Response, Task
+from relreason.untrusted import clean_response
+
+ACCEPTED_KEYS = frozenset(
+    {"index", "output", "second_output", "logprobs", "top_logprobs", "choice_logprobs"}
+) | frozenset(RECORD_FIELDS)
+"""The keys a responses line may hold: its own, and every field of a run's record (so that
+``records.jsonl`` is scored as it is). Anything else is a misnamed key, never ignored."""
 
 
 def _check_logprob_map(value: Any, path: str, item: str, field: str) -> dict[str, float]:
@@ -31,7 +41,7 @@ def _check_logprob_map(value: Any, path: str, item: str, field: str) -> dict[str
     return {k: -math.inf if v is None else float(v) for k, v in value.items()}
 
 
-def _parse_line(line: str, path: str, lineno: int, n_items: int) -> tuple[int, Response]:
+def _parse_line(line: str, path: str, lineno: int, n_items: int) -> tuple[int, Replies]:
     item = f"line {lineno}"
     try:
         data = json.loads(line)
@@ -44,6 +54,15 @@ def _parse_line(line: str, path: str, lineno: int, n_items: int) -> tuple[int, R
         raise DataError(path, "JSON nested too deeply", item=item) from None
     if not isinstance(data, dict):
         raise DataError(path, "expected a JSON object", item=item)
+    unknown = [key for key in data if key not in ACCEPTED_KEYS]
+    if unknown:
+        raise DataError(
+            path,
+            f"unknown key {unknown[0]!r}; a line holds index, output, second_output, logprobs "
+            "(or top_logprobs), choice_logprobs, or is a run's record",
+            item=item,
+            field=unknown[0],
+        )
     index = data.get("index")
     if not isinstance(index, int) or isinstance(index, bool):
         raise DataError(path, "expected an integer item index", item=item, field="index")
@@ -54,6 +73,9 @@ def _parse_line(line: str, path: str, lineno: int, n_items: int) -> tuple[int, R
     output = data.get("output")
     if output is not None and not isinstance(output, str):
         raise DataError(path, "expected a string or null", item=item, field="output")
+    second = data.get("second_output")
+    if second is not None and not isinstance(second, str):
+        raise DataError(path, "expected a string or null", item=item, field="second_output")
     top: tuple[dict[str, float], ...] | None = None
     raw = data.get("logprobs", data.get("top_logprobs"))
     if raw is not None:
@@ -65,11 +87,21 @@ def _parse_line(line: str, path: str, lineno: int, n_items: int) -> tuple[int, R
     )
     if choice_logprobs and not all(math.isfinite(v) or v < 0 for v in choice_logprobs.values()):
         raise DataError(path, "log-likelihoods must be numbers", item=item, field="choice_logprobs")
-    return index, Response(text=output, top_logprobs=top, choice_logprobs=choice_logprobs)
+    first = clean_response(Response(text=output, top_logprobs=top, choice_logprobs=choice_logprobs))
+    return index, Replies(first, None if second is None else clean_response(Response(text=second)))
 
 
-def read_responses(path: Path, n_items: int) -> dict[int, Response]:
-    """Read a responses file into ``index -> Response``.
+@dataclass(frozen=True)
+class Replies:
+    """What a responses line holds: the first reply, and the second (MCR zero-shot CoT's
+    answer-extraction reply, ``second_output``) when there was one."""
+
+    first: Response
+    second: Response | None = None
+
+
+def read_responses(path: Path, n_items: int) -> dict[int, Replies]:
+    """Read a responses file into ``index -> Replies``.
 
     Raises ``DataError`` naming the file, the line and the field for a malformed line, an index
     out of range, or an index given twice.
@@ -81,7 +113,7 @@ def read_responses(path: Path, n_items: int) -> dict[int, Response]:
         raise DataError(name, "file not found") from None
     except (OSError, UnicodeDecodeError) as error:
         raise DataError(name, f"cannot read the file ({error})") from None
-    responses: dict[int, Response] = {}
+    responses: dict[int, Replies] = {}
     # split on "\n" only: outputs may hold U+2028, U+2029, U+0085 or form feeds inside strings
     for lineno, line in enumerate(text.split("\n"), start=1):
         line = line.removesuffix("\r")
@@ -96,21 +128,26 @@ def read_responses(path: Path, n_items: int) -> dict[int, Response]:
     return responses
 
 
-def score_responses(task: Task, responses: Mapping[int, Response]) -> list[dict[str, Any]]:
+def score_responses(task: Task, responses: Mapping[int, Replies]) -> list[dict[str, Any]]:
     """Read each given response against its item; one record per response, by index (the same
-    record a run writes, through :func:`relreason.records.make_record`)."""
+    record a run writes, through :func:`relreason.records.make_record`).
+
+    As in a run, a task with a second stage (MCR zero-shot CoT, robust mode) reads the second
+    reply when the line holds one, and its second rule reads the first reply."""
     records = []
     for index in sorted(responses):
         item = task.items[index]
-        response = responses[index]
-        extraction = task.scorer(item, response)
-        alt = task.alt_scorer(item, response) if task.alt_scorer is not None else None
+        replies = responses[index]
+        first, second = replies.first, replies.second
+        scored = second if task.second_stage is not None and second is not None else first
+        extraction = task.scorer(item, scored)
+        alt = task.alt_scorer(item, first) if task.alt_scorer is not None else None
         records.append(
             make_record(
                 item,
                 extraction,
-                [response],
-                scored=response,
+                [first, second],
+                scored=scored,
                 reader=task.reader,
                 alt=alt,
                 alt_reader=task.alt_reader,

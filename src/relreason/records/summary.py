@@ -191,7 +191,21 @@ def reading_audit(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None
             r.get("status") != "correct" and bool(r["alt"].get("correct")) for r in with_alt
         ),
         "paper_rule_cleanup": cleanup,
+        "alt_read": sum(r["alt"].get("answer") is not None for r in with_alt),
     }
+
+
+def _audit_zero(audit: Mapping[str, Any], n: int) -> str:
+    """Why the second rule scored 0.0000, in a few words ("" when it did not)."""
+    if audit.get("alt_accuracy") != 0 or not n or "alt_read" not in audit:
+        return ""
+    read = audit["alt_read"]
+    if read == 0:
+        return (
+            f"; {audit['alt_reader']} reads none of the {n} answers (its rule finds no answer "
+            "in this model's outputs)"
+        )
+    return f"; {audit['alt_reader']} read {read} answer(s), none right"
 
 
 def wilson_interval(correct: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -231,15 +245,19 @@ def _marks(summary: RunSummary) -> str:
 def format_summary(summary: RunSummary, *, max_label_values: int | None = None) -> str:
     """Return a human-readable text of ``summary`` (for printing; lines fit 80 columns).
 
-    Accuracy is shown as ``n/a`` when no item was answered (never as 0.0000). Its context
+    A run with no number worth reading opens with its ``extra["verdict"]`` (all failed, or no
+    readable answer, with the likely cause). Accuracy is shown as ``n/a`` when no item was
+    answered (never as 0.0000). Its context
     (chance, baselines, paper figures, answer habit) follows the counts, then every label's full
     breakdown as a table (``max_label_values`` is kept for old callers, unused), then failed
     items with their most common error.
     """
+    said = summary.extra.get("verdict")
     who = f"{summary.task} on {summary.model}:"
     score = f"{_accuracy_text(summary)}{_marks(summary)}"
     headline = [f"{who} {score}"] if len(who) + len(score) < WIDTH else [who, "  " + score]
     lines = [
+        *(wrap_line(said, indent="", more="  ") if said else []),  # first: no number to read
         *headline,
         "  " + ", ".join(f"{k} {v}" for k, v in summary.statuses.items()),
         f"  tokens: {summary.usage['prompt_tokens']} in, {summary.usage['completion_tokens']} out"
@@ -252,6 +270,7 @@ def format_summary(summary: RunSummary, *, max_label_values: int | None = None) 
             f"reading audit: {audit['reader']} {audit['accuracy']:.4f} vs "
             f"{audit['alt_reader']} {audit['alt_accuracy']:.4f}; answers differ on "
             f"{audit['answers_differ']} item(s)"
+            + _audit_zero(audit, summary.n)
             + (
                 f"; {audit['paper_rule_cleanup']} left for the paper's clean-up model"
                 if audit["paper_rule_cleanup"]

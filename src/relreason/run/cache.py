@@ -23,7 +23,9 @@ from typing import Any
 
 from relreason.errors import UsageError
 from relreason.redact import scrub_secrets
+from relreason.run.warnings import warn
 from relreason.types import Response, Usage
+from relreason.untrusted import clean_line
 
 VOLATILE_DESCRIBE_FIELDS = frozenset({"batch_size", "concurrency", "timeout", "max_retries"})
 """``describe()`` fields that cannot change an output and so stay out of cache keys. The
@@ -44,22 +46,63 @@ def response_to_json(response: Response) -> dict[str, Any]:
     return data
 
 
-def response_from_json(data: Mapping[str, Any]) -> Response:
+def response_from_json(data: Any) -> Response:
     """Rebuild a ``Response`` written by :func:`response_to_json`.
 
-    Raises ``KeyError``/``TypeError`` for a value of the wrong shape (a corrupt cache entry).
+    Raises ``ValueError`` naming the field for a value of the wrong shape (a corrupt or foreign
+    cache entry): text that is not a string, an entry with neither text nor choice
+    log-likelihoods (only answers are stored), log-probabilities that are not numbers, usage
+    that is not a mapping of counts.
     """
+    if not isinstance(data, Mapping):
+        raise ValueError("not a JSON object")
+    text = data.get("text")
+    if text is not None and not isinstance(text, str):
+        raise ValueError(f"text is {type(text).__name__}, not a string")
+    choices = _logprob_map(data.get("choice_logprobs"), "choice_logprobs")
+    if text is None and choices is None:
+        raise ValueError("neither text nor choice_logprobs (only answers are stored)")
     top = data.get("top_logprobs")
+    if top is not None and not isinstance(top, list):
+        raise ValueError("top_logprobs is not a list")
     usage = data.get("usage") or {}
+    if not isinstance(usage, Mapping):
+        raise ValueError("usage is not a mapping")
+    counts = [usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)]
+    if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
+        raise ValueError("usage holds something other than token counts")
+    latency = data.get("latency_s", 0.0)
+    served = data.get("served_model")
+    note = data.get("note")
+    if not isinstance(latency, int | float) or isinstance(latency, bool):
+        raise ValueError("latency_s is not a number")
+    if data.get("error") is not None:
+        raise ValueError("an error is stored (only answers are)")
+    if not all(v is None or isinstance(v, str) for v in (served, note)):
+        raise ValueError("served_model or note is not a string")
     return Response(
-        text=data.get("text"),
-        top_logprobs=None if top is None else tuple(dict(p) for p in top),
-        choice_logprobs=data.get("choice_logprobs"),
-        usage=Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))),
-        latency_s=float(data.get("latency_s", 0.0)),
-        error=data.get("error"),
-        served_model=data.get("served_model"),
+        text=text,
+        top_logprobs=None
+        if top is None
+        else tuple(_logprob_map(p, "top_logprobs") or {} for p in top),
+        choice_logprobs=choices,
+        usage=Usage(counts[0], counts[1]),
+        latency_s=float(latency),
+        served_model=served,
+        note=note,
     )
+
+
+def _logprob_map(value: Any, field: str) -> dict[str, float] | None:
+    """``value`` as token -> log-probability, or None; raises ``ValueError`` when it is not."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, int | float) and not isinstance(v, bool)
+        for k, v in value.items()
+    ):
+        raise ValueError(f"{field} is not a mapping of text to number")
+    return {k: float(v) for k, v in value.items()}
 
 
 def stable_identity(description: Mapping[str, Any]) -> dict[str, Any]:
@@ -99,6 +142,7 @@ class ResponseCache:
         self._local = threading.local()
         self.hits = 0
         self.misses = 0
+        self.bad_rows = 0
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._connection()
@@ -119,10 +163,13 @@ class ResponseCache:
     def get_many(self, keys: Sequence[str]) -> dict[str, Response]:
         """Return the cached responses of ``keys`` that are present (batched ``IN`` reads).
 
-        Corrupt entries count as misses. Raises ``sqlite3.Error`` only if the database fails.
+        Entries of the wrong shape count as misses (their items are asked again and the answer
+        replaces them); the first time, one warning says how many and why. Raises
+        ``sqlite3.Error`` only if the database fails.
         """
         conn = self._connection()
         found: dict[str, Response] = {}
+        bad: list[str] = []
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), _READ_CHUNK):
             chunk = unique[start : start + _READ_CHUNK]
@@ -131,8 +178,14 @@ class ResponseCache:
             for key, value in rows:
                 try:
                     found[key] = response_from_json(json.loads(value))
-                except (ValueError, KeyError, TypeError, AttributeError):
-                    continue
+                except (ValueError, TypeError, RecursionError) as error:
+                    bad.append(str(error)[:120])
+        if bad and not self.bad_rows:
+            warn(
+                f"ignored {len(bad)} cache row(s) of the wrong shape in {self.path} "
+                f"({bad[0]}); their items are asked again"
+            )
+        self.bad_rows += len(bad)
         self.hits += len(found)
         self.misses += len(unique) - len(found)
         return found
@@ -142,19 +195,22 @@ class ResponseCache:
         return self.get_many([key]).get(key)
 
     def put_many(self, entries: Iterable[tuple[str, Response]]) -> int:
-        """Store successful responses (those with an error are skipped); return how many.
+        """Store answers (responses with an error, or with neither text nor choice
+        log-likelihoods, are skipped); return how many.
 
         One short transaction; ``INSERT OR REPLACE`` so a refresh overwrites.
         """
         rows = [
             (
                 key,
-                scrub_secrets(
-                    json.dumps(response_to_json(r), ensure_ascii=False, separators=(",", ":"))
+                clean_line(
+                    scrub_secrets(
+                        json.dumps(response_to_json(r), ensure_ascii=False, separators=(",", ":"))
+                    )
                 ),
             )
             for key, r in entries
-            if r.error is None
+            if r.error is None and (r.text is not None or r.choice_logprobs is not None)
         ]
         if not rows:
             return 0

@@ -26,6 +26,7 @@ from relreason.run.limits import RateLimits
 from relreason.run.options import RunOptions
 from relreason.run.warnings import warn
 from relreason.types import ChoiceRequest, GenerationRequest, Response
+from relreason.untrusted import clean_response
 
 _CACHE_FLUSH_EVERY = 256
 
@@ -117,6 +118,7 @@ class CallPath:
         except (sqlite3.Error, OSError) as error:
             self._drop_cache(error)
             return {}
+        hits = {k: clean_response(r) for k, r in hits.items()}
         if self.served is None:
             return hits
         return {k: r for k, r in hits.items() if r.served_model in (None, self.served)}
@@ -210,10 +212,20 @@ class CallPath:
         used = sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in responses)
         if used > tokens:  # charged at most one minute's budget (a server may report nonsense)
             await self.limits.add_tokens(used - tokens)
-        return [self._capped(r) for r in responses], attempts
+        return [self._checked(r) for r in responses], attempts
 
-    def _capped(self, response: Response) -> Response:
-        """An answer over ``max_answer_chars`` becomes a failure saying so (never cached)."""
+    def _checked(self, response: Response) -> Response:
+        """A response safe to record: text that is not a string becomes a failure saying so,
+        lone surrogates are replaced (``note`` says so), and an answer over
+        ``max_answer_chars`` becomes a failure saying so (failures are never cached)."""
+        if response.text is not None and not isinstance(response.text, str):
+            return Response(
+                usage=response.usage,
+                latency_s=response.latency_s,
+                error=f"the backend returned text of type {type(response.text).__name__}, "
+                "not a string",
+            )
+        response = clean_response(response)
         cap = self.options.max_answer_chars
         if response.text is None or len(response.text) <= cap:
             return response

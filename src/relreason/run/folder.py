@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import relreason
+from relreason.benchmarks.registry import PARAMS_KEY
 from relreason.errors import RelreasonError, UsageError
 from relreason.files import atomic_write_json
 from relreason.models.base import ModelBackend
@@ -41,6 +42,15 @@ from relreason.run.selection import (
 from relreason.types import Task as EvalTask
 
 
+def compared_description(task: EvalTask) -> dict[str, Any]:
+    """The task description two runs must share: every parameter is kept in the manifest's
+    description (for a resume) but not compared, so that folders of older versions, which did
+    not record them, still compare equal."""
+    description = {k: v for k, v in task.description.items() if k != PARAMS_KEY}
+    normalised: dict[str, Any] = json.loads(json.dumps(description, default=str))
+    return normalised
+
+
 def run_config(task: EvalTask, backend: ModelBackend, options: RunOptions) -> dict[str, Any]:
     """Return what makes two runs the same run (compared when a folder is reused or resumed):
     the task and a fingerprint of all its items (prompts, gold, option order), the reader, the
@@ -49,7 +59,7 @@ def run_config(task: EvalTask, backend: ModelBackend, options: RunOptions) -> di
     config = {
         "benchmark": task.benchmark,
         "task": task.name,
-        "description": dict(task.description),
+        "description": compared_description(task),
         "items": items_fingerprint(task.items),
         "reader": reader_name(task),
         "model": backend.spec,
@@ -110,7 +120,7 @@ def new_manifest(
         platform=platform.platform(),
         benchmark=task.benchmark,
         task=task.name,
-        description=config["description"],
+        description=json.loads(json.dumps(dict(task.description), default=str)),
         data_checksums=_checksums(task.benchmark, data_dir),
         model={
             "spec": backend.spec,

@@ -10,8 +10,73 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import Field
+
 from relreason.errors import UsageError
 from relreason.types import GenerationParams, Task
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The values one run option admits: ``minimum`` (excluded when ``exclusive``) up to
+    ``maximum``; finite. Declared once in :data:`BOUNDS`, read by ``RunOptions.validate``, the
+    command line (``typer_args``) and sweep files (``field``)."""
+
+    minimum: float
+    maximum: float | None = None
+    exclusive: bool = False
+
+    def admits(self, value: float) -> bool:
+        """Whether ``value`` lies within the bound."""
+        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+            return False
+        low = value > self.minimum if self.exclusive else value >= self.minimum
+        return low and not math.isinf(value) and (self.maximum is None or value <= self.maximum)
+
+    def text(self) -> str:
+        """The bound in words ("at least 1", "positive", "0 to 20")."""
+        if self.maximum is not None:
+            return f"{self.minimum:g} to {self.maximum:g}"
+        if self.exclusive:
+            return "positive" if self.minimum == 0 else f"over {self.minimum:g}"
+        return f"at least {self.minimum:g}"
+
+    def typer_args(self) -> dict[str, float]:
+        """``min``/``max`` for a typer option (an excluded minimum is left to ``validate``)."""
+        args: dict[str, float] = {} if self.exclusive else {"min": _plain(self.minimum)}
+        if self.maximum is not None:
+            args["max"] = _plain(self.maximum)
+        return args
+
+    def field(self) -> Any:
+        """The pydantic constraint of a sweep file's option: ``Annotated[int, bound.field()]``."""
+        if self.exclusive:
+            return Field(gt=self.minimum, le=self.maximum, allow_inf_nan=False)
+        return Field(ge=self.minimum, le=self.maximum, allow_inf_nan=False)
+
+
+def _plain(number: float) -> float:
+    """A whole number as an int (so an integer option's help reads ``x>=1``, not ``1.0``)."""
+    return int(number) if float(number).is_integer() else number
+
+
+BOUNDS: dict[str, Bound] = {
+    "concurrency": Bound(1),
+    "max_new_tokens": Bound(1),
+    "temperature": Bound(0),
+    "top_logprobs": Bound(0, 20),
+    "requests_per_minute": Bound(0, exclusive=True),
+    "tokens_per_minute": Bound(0, exclusive=True),
+    "max_retries": Bound(0),
+    "request_timeout": Bound(0.1),
+    "limit": Bound(1),
+    "sample": Bound(1),
+    "max_wait": Bound(0.1),
+    "max_answer_chars": Bound(1),
+    "max_connection_failures": Bound(1),
+}
+"""The bounds of the run options, by the one name each has everywhere (``None`` is "not set")."""
+_PARAMS = ("max_new_tokens", "temperature", "top_logprobs")  # held in ``RunOptions.params``
 
 
 @dataclass(frozen=True)
@@ -50,31 +115,22 @@ class RunOptions:
     max_answer_chars: int = 200_000
 
     def validate(self) -> None:
-        """Raise ``UsageError`` naming the first option with an impossible value."""
-        checks = [
-            ("scoring", self.scoring in ("generate", "logprob"), "generate or logprob"),
-            ("concurrency", self.concurrency >= 1, "at least 1"),
-            ("max_retries", self.max_retries >= 0, "0 or more"),
-            ("request_timeout", self.request_timeout > 0, "positive"),
-            ("limit", self.limit is None or self.limit >= 0, "0 or more"),
-            ("sample", self.sample is None or self.sample >= 1, "at least 1"),
-            ("max_connection_failures", self.max_connection_failures >= 1, "at least 1"),
-            ("max_wait", self.max_wait > 0 and not math.isinf(self.max_wait), "positive"),
-            ("max_answer_chars", self.max_answer_chars >= 1, "at least 1"),
-            (
-                "requests_per_minute",
-                _fits(self.requests_per_minute, self.max_wait),
-                f"at least {60 / max(self.max_wait, 1e-9):g} (one request per max_wait "
-                f"of {self.max_wait:g} s)",
-            ),
-            ("requests_per_minute", _positive_or_none(self.requests_per_minute), "positive"),
-            ("tokens_per_minute", _positive_or_none(self.tokens_per_minute), "positive"),
-            ("params.max_new_tokens", self.params.max_new_tokens >= 1, "at least 1"),
-        ]
-        for name, ok, expected in checks:
-            if not ok:
-                value = getattr(self, name, None) if "." not in name else self.params.max_new_tokens
-                raise UsageError(f"option {name} must be {expected}, got {value!r}")
+        """Raise ``UsageError`` naming the first option with an impossible value (the bounds of
+        :data:`BOUNDS`, the ones the command line and sweep files enforce too)."""
+        flat = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        params = {name: getattr(self.params, name) for name in _PARAMS}
+        if self.scoring not in ("generate", "logprob"):
+            raise UsageError(f"option scoring must be generate or logprob, got {self.scoring!r}")
+        for name, bound in BOUNDS.items():
+            value = params[name] if name in _PARAMS else flat[name]
+            if value is not None and not bound.admits(value):
+                shown = f"params.{name}" if name in _PARAMS else name
+                raise UsageError(f"option {shown} must be {bound.text()}, got {value!r}")
+        if not _fits(self.requests_per_minute, self.max_wait):
+            raise UsageError(
+                f"option requests_per_minute must be at least {60 / self.max_wait:g} (one "
+                f"request per max_wait of {self.max_wait:g} s), got {self.requests_per_minute!r}"
+            )
 
     def to_json(self) -> dict[str, Any]:
         """Return the options as a JSON-ready dict (paths as strings, tuples as lists)."""
@@ -119,10 +175,6 @@ def _fits(per_minute: float | None, max_wait: float) -> bool:
     if per_minute is None or not per_minute > 0 or not max_wait > 0:
         return True
     return 60 / per_minute <= max_wait
-
-
-def _positive_or_none(value: float | None) -> bool:
-    return value is None or (value > 0 and not math.isinf(value))
 
 
 FLAT_RUN_OPTIONS = (

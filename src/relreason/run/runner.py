@@ -59,11 +59,12 @@ from relreason.run.folder import (
 )
 from relreason.run.items import ItemPath
 from relreason.run.lock import RunLock
-from relreason.run.loop import run_coroutine
+from relreason.run.loop import run_coroutine, set_stop_hint
 from relreason.run.options import RunOptions
 from relreason.run.progress import RunProgress
 from relreason.run.selection import select_items
 from relreason.run.stops import check_indices, check_limits, resume_command, stopped_error
+from relreason.run.verdict import verdict
 from relreason.run.warnings import warn
 from relreason.types import Task as EvalTask
 
@@ -132,6 +133,7 @@ async def _run_locked(
     prices = load_prices(prices_file)
     records = load_records(out_dir, repair=True)  # a damaged folder is refused untouched
     check_indices(records, task, out_dir)
+    set_stop_hint(f"continue with: {resume_command(out_dir, data_dir)}")
     manifest.begin_session(
         options.to_json(),
         len(selected),
@@ -180,9 +182,11 @@ async def _run_locked(
 
     selected_records = [records[it.index] for it in selected if it.index in records]
     selected_done = len(selected_records) == len(selected)
-    # no room for a sorted copy: the appended file is whole, keep it as it is
-    with contextlib.suppress(UsageError):
-        write_sorted_records(out_dir, records.values(), items.lines)
+    # a stopped run keeps the appended file (whole; later lines win) and stops at once; with
+    # no room for a sorted copy, the same
+    if stop is None:
+        with contextlib.suppress(UsageError):
+            write_sorted_records(out_dir, records.values(), items.lines)
     summary = summarize(
         selected_records,
         out_dir=out_dir,
@@ -199,6 +203,9 @@ async def _run_locked(
         backend.spec, summary.usage["prompt_tokens"], summary.usage["completion_tokens"], prices
     )
     summary.context = task_context(task, selected_records)
+    said = verdict(summary, backend.describe(), options)
+    if said is not None:
+        summary.extra["verdict"] = said
     status: Any = None
     if isinstance(stop, ServerUnreachableError):
         status = "failed"
@@ -290,6 +297,16 @@ def _override(options: RunOptions, override: Mapping[str, Any] | None) -> RunOpt
     return updated
 
 
+def resume_task(manifest: Manifest, data_dir: Path | None = None) -> EvalTask:
+    """The task a run's manifest describes, rebuilt with every parameter it was run with (for
+    the model and API it used). Raises ``UsageError`` when it names no registered benchmark."""
+    from relreason.benchmarks.registry import task_from_description
+
+    raw = manifest.model.get("options") or {}
+    api = str(raw.get("api") or "chat") if isinstance(raw, Mapping) else "chat"
+    return task_from_description(manifest.description, data_dir, spec=manifest.spec, api=api)
+
+
 async def aresume_run(
     out_dir: Path,
     *,
@@ -314,15 +331,11 @@ async def aresume_run(
     if not isinstance(raw_options, Mapping):
         raise DataError(str(out_dir / MANIFEST), "expected a mapping", field="model.options")
     model_options = dict(raw_options)
-    description = manifest.description
     options = RunOptions.from_json(manifest.options)
     options = _override(options, options_override)
     own_backend = backend is None
     if task is None:
-        from relreason.benchmarks.registry import task_from_description
-
-        api = str(model_options.get("api") or "chat")
-        task = task_from_description(description, data_dir, spec=spec, api=api)
+        task = resume_task(manifest, data_dir)
     if backend is None:
         from relreason.models.registry import load_backend
 
@@ -382,6 +395,7 @@ __all__ = [
     "default_cache_path",
     "resume_command",
     "resume_run",
+    "resume_task",
     "run_config",
     "run_task",
 ]

@@ -22,19 +22,20 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from relreason.benchmarks import get as get_benchmark
 from relreason.benchmarks.permute import permuted
+from relreason.benchmarks.registry import build_recorded
 from relreason.errors import DataError, RelreasonError, UsageError
 from relreason.models.options import ModelOptions
 from relreason.records import is_run_folder, load_records, read_manifest
 from relreason.redact import scrub_secrets, strip_secret_options
 from relreason.run.loop import run_coroutine
-from relreason.run.options import RunOptions, run_options_from
+from relreason.run.options import BOUNDS, RunOptions, run_options_from
 from relreason.run.progress import RunProgress
 from relreason.run.runner import arun_task
 from relreason.run.selection import select_items
@@ -91,26 +92,32 @@ class RunEntry(BaseModel):
         return dict(self.model_extra or {})
 
 
+def _bound(name: str) -> Any:
+    """The constraint of run option ``name``, from its one declaration (``BOUNDS``)."""
+    return BOUNDS[name].field()
+
+
 class SweepOptions(BaseModel):
-    """Run options shared by every run of the sweep."""
+    """Run options shared by every run of the sweep (bounds: ``run.options.BOUNDS``, the ones the
+    command line enforces)."""
 
     model_config = _Strict
     scoring: Literal["generate", "logprob"] = "generate"
-    concurrency: int = Field(default=8, ge=1)
-    max_new_tokens: int | None = Field(default=None, ge=1)
-    temperature: float = Field(default=0.0, ge=0)
-    top_logprobs: int = Field(default=5, ge=0)
+    concurrency: Annotated[int, _bound("concurrency")] = 8
+    max_new_tokens: Annotated[int, _bound("max_new_tokens")] | None = None
+    temperature: Annotated[float, _bound("temperature")] = 0.0
+    top_logprobs: Annotated[int, _bound("top_logprobs")] = 5
     seed: int | None = None
-    requests_per_minute: float | None = Field(default=None, gt=0)
-    tokens_per_minute: float | None = Field(default=None, gt=0)
-    max_retries: int = Field(default=6, ge=0)
-    request_timeout: float = Field(default=60.0, gt=0)
+    requests_per_minute: Annotated[float, _bound("requests_per_minute")] | None = None
+    tokens_per_minute: Annotated[float, _bound("tokens_per_minute")] | None = None
+    max_retries: Annotated[int, _bound("max_retries")] = 6
+    request_timeout: Annotated[float, _bound("request_timeout")] = 60.0
     use_cache: bool = True
-    limit: int | None = Field(default=None, ge=0)
+    limit: Annotated[int, _bound("limit")] | None = None
     permute: str | None = None
-    sample: int | None = Field(default=None, ge=1)
-    max_wait: float = Field(default=120.0, gt=0)
-    max_answer_chars: int = Field(default=200_000, ge=1)
+    sample: Annotated[int, _bound("sample")] | None = None
+    max_wait: Annotated[float, _bound("max_wait")] = 120.0
+    max_answer_chars: Annotated[int, _bound("max_answer_chars")] = 200_000
 
     def run_options(self, show_progress: bool, task: Task | None = None) -> RunOptions:
         """Return the :class:`RunOptions` these options stand for (the task's own generation
@@ -246,13 +253,17 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
     Raises ``DataError`` naming the sweep file and the run entry for an unknown task, setting,
     language or method (and the benchmarks' own errors for bad data).
     """
-    from relreason.models.registry import SPEC_FORMS, backend_info
+    from relreason.models.registry import SPEC_FORMS, backend_info, refuse_inapplicable
 
     models = [ModelEntry(spec=m) if isinstance(m, str) else m for m in sweep.models]
     for position, model in enumerate(models):
         if backend_info(model.spec) is None:
             message = f"unknown model spec {model.spec!r}; valid forms: {', '.join(SPEC_FORMS)}"
             raise DataError(str(path), message, item=f"models[{position}]")
+        try:
+            refuse_inapplicable(model.spec, ModelOptions.from_json(model.options()))
+        except UsageError as error:
+            raise DataError(str(path), str(error), item=f"models[{position}]") from None
     planned: list[PlannedRun] = []
     seen: set[Path] = set()
     for position, entry in enumerate(sweep.runs):
@@ -268,7 +279,7 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
                     params = benchmark.for_model(params, model.spec, model.api or "chat")
                     if params not in tasks:
                         tasks[params] = permuted(
-                            benchmark.build_task(params, data_dir), sweep.options.permute
+                            build_recorded(benchmark, params, data_dir), sweep.options.permute
                         )
                 except DataError:
                     raise
@@ -296,14 +307,14 @@ def _finished(out_dir: Path, n_items: int) -> bool:
 def _changes(run: PlannedRun, options: RunOptions) -> list[str]:
     """What differs between a finished cell's folder and what the sweep asks now (the items,
     reader, parameters, model and its options; servers are checked when a cell runs)."""
-    from relreason.run.folder import differences
+    from relreason.run.folder import compared_description, differences
     from relreason.run.selection import items_fingerprint, reader_name
 
     manifest = read_manifest(run.out_dir)
     now = {
         "benchmark": run.task.benchmark,
         "task": run.task.name,
-        "description": json.loads(json.dumps(dict(run.task.description), default=str)),
+        "description": compared_description(run.task),
         "items": items_fingerprint(run.task.items),
         "reader": reader_name(run.task),
         "model": run.model.spec,

@@ -1,0 +1,221 @@
+"""Stops that keep their promise, with real subprocesses and real signals: a Ctrl-C (or SIGTERM)
+at any moment of the command line, its imports and start-up included, ends with one ``stopped:``
+line, no traceback and exit code 130; a run whose event loop is held up still ends within the
+stated bound; a second signal ends it at once.
+
+Times are only checked against generous bounds (the measured figures are in
+perf/RESULTS-stops.md, from perf/bench_stops.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from relreason.run.loop import STOP_BOUND_S
+from servers.fault_server import FaultServer
+
+pytestmark = pytest.mark.server
+
+TESTS_DIR = Path(__file__).resolve().parent
+SRC = TESTS_DIR.parent / "src"
+ENV = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+
+
+class Child:
+    """A ``relreason`` command in a subprocess whose stderr is read line by line as it comes."""
+
+    def __init__(self, args: list[str], *, importtime: bool = False) -> None:
+        flags = ["-X", "importtime"] if importtime else []
+        code = "from relreason.cli import main; main()"
+        self.process = subprocess.Popen(
+            [sys.executable, *flags, "-c", code, *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=ENV,
+        )
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.lines.append(line)
+
+    def wait_for(self, text: str, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(text in line for line in self.lines):
+                return
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.005)
+        raise AssertionError(f"never saw {text!r}: {''.join(self.lines)[-2000:]}")
+
+    def stop(self, sig: signal.Signals = signal.SIGINT, timeout: float = 60) -> float:
+        """Send ``sig``; return the seconds until the process ended."""
+        sent = time.monotonic()
+        self.process.send_signal(sig)
+        self.process.wait(timeout)
+        took = time.monotonic() - sent
+        self._reader.join(5)
+        return took
+
+    @property
+    def messages(self) -> str:
+        """stderr without the ``-X importtime`` lines."""
+        return "".join(line for line in self.lines if not line.startswith("import time:"))
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.03, 0.15, 0.4])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_start_up_is_one_line_and_no_traceback(
+    tmp_path: Path, delay: float, sig: signal.Signals
+) -> None:
+    out = tmp_path / "run"
+    child = Child(
+        ["run", "compose", "--model", "first", "--no-cache", "--out", str(out)], importtime=True
+    )
+    child.wait_for("| relreason.cli\n")  # the command line's own code runs from here on
+    time.sleep(delay)
+    child.stop(sig)
+    messages = child.messages
+    assert "Traceback" not in messages, messages
+    if child.process.returncode == 0:  # the whole run was over before the signal came
+        assert delay > 0
+        return
+    assert child.process.returncode == 130, messages
+    assert messages.count("stopped:") == 1, messages
+
+
+def test_a_signal_while_a_local_model_loads_is_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from relreason.errors import RelreasonError
+    from relreason.models.smollm2 import gguf_path
+
+    try:
+        gguf_path()
+    except RelreasonError as error:  # the bundled model's package is not installed
+        pytest.skip(f"no bundled SmolLM2: {error}")
+    child = Child(
+        ["run", "compose", "--model", "smollm2", "--no-cache", "--out", str(tmp_path / "r")],
+        importtime=True,
+    )
+    child.wait_for(" torch.")  # the backend is being built: torch is being imported
+    time.sleep(0.1)
+    child.stop(signal.SIGINT)
+    assert child.process.returncode == 130, child.messages
+    assert "Traceback" not in child.messages and child.messages.count("stopped:") == 1
+
+
+BLOCKING = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, {tests!r})
+    from servers.fault_server import toy_task
+    from relreason.cli.app import fail
+    from relreason.errors import RelreasonError
+    from relreason.models.base import ModelBackend
+    from relreason.run.runner import RunOptions, run_task
+    from relreason.types import Response
+
+    class Blocking(ModelBackend):
+        '''Holds the event loop itself (no thread): a cancel cannot get in.'''
+        spec = "blocking"
+        def describe(self):
+            return {{"backend": "blocking"}}
+        async def generate(self, requests):
+            time.sleep(0.01 if requests[0].prompt.startswith("Question 0 ") else 60)
+            return [Response(text=r.reference) for r in requests]
+        async def score_choices(self, requests):
+            raise NotImplementedError
+
+    print("started", file=sys.stderr, flush=True)
+    try:
+        run_task(toy_task(50), Blocking(), {out!r}, RunOptions(use_cache=False, concurrency=1))
+    except RelreasonError as error:
+        fail(str(error), error.exit_code, interrupted=error.exit_code == 130)
+    """
+)
+
+
+def _blocking_child(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
+    out = tmp_path / "run"
+    script = tmp_path / "blocking.py"
+    script.write_text(BLOCKING.format(tests=str(TESTS_DIR), out=str(out)))
+    child = subprocess.Popen(
+        [sys.executable, str(script)], stderr=subprocess.PIPE, text=True, env=ENV
+    )
+    deadline = time.monotonic() + 60
+    while not (out / "records.jsonl").exists() or not (out / "records.jsonl").read_text():
+        assert time.monotonic() < deadline and child.poll() is None
+        time.sleep(0.02)
+    time.sleep(0.2)  # item 1 now holds the loop for 60 s
+    return child, out
+
+
+def test_a_run_whose_loop_is_held_up_still_stops_within_the_bound(tmp_path: Path) -> None:
+    child, out = _blocking_child(tmp_path)
+    sent = time.monotonic()
+    child.send_signal(signal.SIGTERM)
+    _, err = child.communicate(timeout=60)
+    took = time.monotonic() - sent
+    assert child.returncode == 130, err
+    assert took < STOP_BOUND_S + 20, took  # generous: the machine may be loaded
+    assert f"did not stop within {STOP_BOUND_S:g} s" in err and "Traceback" not in err
+    assert "relreason run --resume" in err
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    assert [r["index"] for r in records] == [0]  # the finished item is kept, whole
+
+
+def test_a_second_signal_stops_at_once(tmp_path: Path) -> None:
+    child, _ = _blocking_child(tmp_path)
+    child.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    sent = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 130 and "interrupted again" in err, err
+    assert time.monotonic() - sent < STOP_BOUND_S  # did not wait for the bound
+    assert "Traceback" not in err
+
+
+def test_an_api_run_stops_quickly_and_marks_its_folder(tmp_path: Path) -> None:
+    with FaultServer(fault_rate=0.0, delay_s=0.2) as server:
+        out = tmp_path / "run"
+        child = Child(
+            [
+                "run",
+                "compose",
+                "--model",
+                "openai:m",
+                "--base-url",
+                server.url,
+                "--no-cache",
+                "--no-progress",
+                "--concurrency",
+                "8",
+                "--out",
+                str(out),
+            ]
+        )
+        child.wait_for("run folder:")
+        deadline = time.monotonic() + 60
+        while not (out / "records.jsonl").exists() or (out / "records.jsonl").stat().st_size == 0:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        took = child.stop(signal.SIGINT)
+    assert child.process.returncode == 130, child.messages
+    assert took < STOP_BOUND_S + 20
+    assert "Traceback" not in child.messages and child.messages.count("stopped:") == 1
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
