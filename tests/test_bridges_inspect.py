@@ -84,9 +84,12 @@ def _relreason_run(llama: LlamaServer, data: Path, out: Path) -> dict[int, dict[
     from relreason.models.openai_backend import OpenAIBackend
     from relreason.run.options import RunOptions, with_task_length
     from relreason.run.runner import run_task
+    from relreason.types import GenerationParams
 
     task = parse_cell("convre:task=re2text,setting=1").task(data)
-    options = with_task_length(RunOptions(limit=LIMIT, use_cache=False), task)
+    # no first-token alternatives: inspect asks for none (and this server gives none)
+    params = GenerationParams(top_logprobs=0)
+    options = with_task_length(RunOptions(limit=LIMIT, use_cache=False, params=params), task)
     run_task(task, OpenAIBackend("smollm2", base_urls=[llama.base_url]), out, options)
     return load_records(out)
 
@@ -98,6 +101,7 @@ def test_inspect_run_reads_back_as_relreason_run(
     log = _eval(llama, shared_data, tmp_path / "logs", monkeypatch)
     assert log.status == "success", log.error
     ours = _relreason_run(llama, shared_data, tmp_path / "ours")
+    assert all(r["status"] != "failed" for r in ours.values()), ours
     scores = {int(s.id): s.scores["relreason_reader"] for s in log.samples}
     for index, score in scores.items():
         assert score.answer == ours[index]["answer"]
@@ -129,3 +133,22 @@ def test_foreign_logs_are_refused(tmp_path: Path, capsys: Any) -> None:
         assert stop.value.code == 2
         assert str(path) in capsys.readouterr().err
         assert not out.exists()
+
+
+def test_a_log_of_another_task_is_refused_naming_the_sample(tmp_path: Path, capsys: Any) -> None:
+    """A real inspect log (inspect's own mockllm model) of a task relreason did not write."""
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.scorer import match
+    from inspect_ai.solver import generate
+
+    foreign = Task(dataset=[Sample(input="2+2?", target="4")], solver=generate(), scorer=match())
+    [log] = inspect_eval(foreign, model="mockllm/model", log_dir=str(tmp_path), display="none")
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as stop:
+        main(["import", "inspect", log.location, "--out", str(out)])
+    assert stop.value.code == 2
+    message = capsys.readouterr().err
+    assert "sample 1" in message and "relreason_cell" in message
+    assert not out.exists()
