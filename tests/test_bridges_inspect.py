@@ -96,7 +96,11 @@ def _relreason_run(llama: LlamaServer, data: Path, out: Path) -> dict[int, dict[
 
 @pytest.mark.server
 def test_inspect_run_reads_back_as_relreason_run(
-    llama: LlamaServer, shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    llama: LlamaServer,
+    shared_data: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: Any,
 ) -> None:
     log = _eval(llama, shared_data, tmp_path / "logs", monkeypatch)
     assert log.status == "success", log.error
@@ -110,10 +114,9 @@ def test_inspect_run_reads_back_as_relreason_run(
     assert accuracy == pytest.approx(sum(bool(r["correct"]) for r in ours.values()) / LIMIT)
     out = tmp_path / "imported"
     path = Path(log.location)
-    try:
-        main(["import", "inspect", str(path), "--out", str(out), "--data-dir", str(shared_data)])
-    except SystemExit as stop:
-        assert stop.code in (0, None)
+    _relreason_ok(
+        ["import", "inspect", str(path), "--out", str(out), "--data-dir", str(shared_data)]
+    )
     imported = load_records(out)
     assert sorted(imported) == sorted(ours)
     for index, record in imported.items():
@@ -121,6 +124,20 @@ def test_inspect_run_reads_back_as_relreason_run(
         assert record["answer"] == ours[index]["answer"] and record["alt"] == ours[index]["alt"]
     source = load_manifest(out).model_extra["source"]  # type: ignore[index]
     assert source["harness"] == "inspect_ai" and source["file"] == str(path.resolve())
+    _relreason_ok(["compare", str(out), str(tmp_path / "ours"), "--json"])
+    compared = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert compared["n"] == LIMIT and compared["answer_agreement"] == 1.0
+    _relreason_ok(["report", str(tmp_path), "--json"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    assert {row["model"] for row in rows} == {"inspect_ai:openai-api/llama/smollm2", "smollm2"}
+    assert all(row["n"] == LIMIT and row["partial"] for row in rows)
+
+
+def _relreason_ok(argv: list[str]) -> None:
+    try:
+        main(argv)
+    except SystemExit as stop:
+        assert stop.code in (0, None), stop.code
 
 
 def test_foreign_logs_are_refused(tmp_path: Path, capsys: Any) -> None:

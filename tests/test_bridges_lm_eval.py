@@ -6,9 +6,6 @@ back into a run folder; malformed or foreign samples are refused naming file and
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +24,7 @@ from relreason.records import load_manifest, load_records
 lm_eval = pytest.importorskip("lm_eval", reason="lm-eval is in the dev extra")
 
 CELL = "convre-re2text-s01"
-LIMIT = 4
+LIMIT = 3
 
 
 def test_cells_by_run_name_and_by_keys() -> None:
@@ -158,43 +155,56 @@ def test_foreign_and_edited_samples_are_refused(
         assert not out.exists() and not list(tmp_path.glob(f".run-{name}*")), name
 
 
-def _lm_eval_cli(folder: Path, out: Path, tasks: list[str]) -> None:
+def _lm_eval_run(folder: Path, out: Path, tasks: list[str]) -> dict[str, Any]:
+    """lm-eval's evaluator and sample writer, as its ``lm_eval --log_samples`` command calls
+    them (in this process, indexing only the exported folder, not lm-eval's own tasks)."""
+    from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker
+    from lm_eval.tasks import TaskManager
+
     from relreason.models.smollm2 import converted_dir
 
-    command = [
-        sys.executable, "-m", "lm_eval",
-        "--model", "hf",
-        "--model_args", f"pretrained={converted_dir()},dtype=float32",
-        "--device", "cpu",
-        "--batch_size", "8",
-        "--include_path", str(folder),
-        "--tasks", ",".join(tasks),
-        "--limit", str(LIMIT),
-        "--log_samples",
-        "--output_path", str(out),
-    ]  # fmt: skip
-    env = dict(os.environ, TOKENIZERS_PARALLELISM="false", TQDM_DISABLE="1")
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    assert done.returncode == 0, done.stderr[-4000:]
+    tracker = EvaluationTracker(output_path=str(out))
+    results: dict[str, Any] = simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={converted_dir()},dtype=float32",
+        tasks=tasks,
+        task_manager=TaskManager(include_path=str(folder), include_defaults=False),
+        device="cpu",
+        batch_size=8,
+        limit=LIMIT,
+        log_samples=True,
+        evaluation_tracker=tracker,
+    )
+    samples = results.pop("samples")
+    tracker.save_results_aggregated(results=results, samples=samples)
+    for name in results["configs"]:
+        tracker.save_results_samples(task_name=name, samples=samples[name])
+    return results
 
 
-def _relreason_run(cell: Cell, data: Path, out: Path, scoring: str) -> dict[int, dict[str, Any]]:
-    """relreason's own run of the first items; generation keeps no first-token alternatives
-    (``--top-logprobs 0``), as lm-eval's ``generate_until`` returns only the text."""
+def _relreason_runs(cell: Cell, data: Path, out: Path) -> dict[str, dict[int, dict[str, Any]]]:
+    """relreason's own runs of the first items, by scoring mode; generation keeps no
+    first-token alternatives (``--top-logprobs 0``), as lm-eval's ``generate_until`` returns
+    only the text."""
     from relreason.models.smollm2 import load_smollm2
     from relreason.run.options import RunOptions, with_task_length
     from relreason.run.runner import run_task
     from relreason.types import GenerationParams
 
     task = cell.task(data)
-    options = RunOptions(
-        scoring=scoring,  # type: ignore[arg-type]
-        limit=LIMIT,
-        use_cache=False,
-        params=GenerationParams(top_logprobs=0),
-    )
-    run_task(task, load_smollm2(batch_size=8), out, with_task_length(options, task))
-    return load_records(out)
+    backend = load_smollm2(batch_size=8)
+    runs = {}
+    for scoring in ("logprob", "generate"):
+        options = RunOptions(
+            scoring=scoring,  # type: ignore[arg-type]
+            limit=LIMIT,
+            use_cache=False,
+            params=GenerationParams(top_logprobs=0),
+        )
+        run_task(task, backend, out / scoring, with_task_length(options, task), close_backend=False)
+        runs[scoring] = load_records(out / scoring)
+    return runs
 
 
 @pytest.mark.model
@@ -206,10 +216,9 @@ def test_lm_eval_run_equals_relreason_run(
     exported reader) and ``relreason import`` read as relreason's own run does."""
     folder, cell = exported
     mc, gen = task_name(cell.name, "mc"), task_name(cell.name, "gen")
-    _lm_eval_cli(folder, tmp_path / "lm", [mc, gen])
-    results = json.loads(next((tmp_path / "lm").rglob("results_*.json")).read_text())
-    ours_lp = _relreason_run(cell, shared_data, tmp_path / "ours-lp", "logprob")
-    ours_gen = _relreason_run(cell, shared_data, tmp_path / "ours-gen", "generate")
+    results = _lm_eval_run(folder, tmp_path / "lm", [mc, gen])
+    runs = _relreason_runs(cell, shared_data, tmp_path / "ours")
+    ours_lp, ours_gen = runs["logprob"], runs["generate"]
     accuracy = sum(bool(r["correct"]) for r in ours_lp.values()) / LIMIT
     assert results["results"][mc]["acc,none"] == pytest.approx(accuracy)
     gen_accuracy = sum(bool(r["correct"]) for r in ours_gen.values()) / LIMIT

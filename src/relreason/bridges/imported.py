@@ -61,6 +61,7 @@ class ImportedRun:
     scoring: Literal["generate", "logprob"]
     model: str
     source: dict[str, Any] = field(default_factory=dict)
+    data_dir: Path | None = None
 
 
 def _records(run: ImportedRun) -> list[dict[str, Any]]:
@@ -90,6 +91,19 @@ def _records(run: ImportedRun) -> list[dict[str, Any]]:
     return records
 
 
+def _checksums(run: ImportedRun) -> Any:
+    """The SHA-256 of the benchmark's data files, as a run records them (None without any)."""
+    from relreason import benchmarks
+    from relreason.data.sources import file_checksums
+    from relreason.errors import RelreasonError
+
+    try:
+        files = benchmarks.get(run.task.benchmark).files
+        return None if files is None else file_checksums(files, run.data_dir)
+    except (RelreasonError, OSError, ValueError):
+        return None
+
+
 def _manifest(run: ImportedRun, records: list[dict[str, Any]], summary: RunSummary) -> Manifest:
     task = run.task
     description = json.loads(json.dumps(dict(task.description), default=str))
@@ -114,6 +128,7 @@ def _manifest(run: ImportedRun, records: list[dict[str, Any]], summary: RunSumma
         "benchmark": task.benchmark,
         "task": task.name,
         "description": description,
+        "data_checksums": _checksums(run),
         "model": {"spec": run.model, "backend": {"backend": "import", **run.source}, "options": {}},
         "scoring": run.scoring,
         # the harness chose the items (its --limit): a partial run, as relreason's --limit

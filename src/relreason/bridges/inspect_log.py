@@ -108,4 +108,4 @@ def read_inspect_log(
         "run_id": getattr(eval_spec, "run_id", None),
     }
     spec = model or f"{HARNESS}:{getattr(eval_spec, 'model', None) or 'unknown'}"
-    return ImportedRun(task, answers, "generate", spec, source)
+    return ImportedRun(task, answers, "generate", spec, source, data_dir)

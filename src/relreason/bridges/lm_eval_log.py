@@ -193,4 +193,4 @@ def read_lm_eval_samples(
         "sha256": hashlib.sha256(raw).hexdigest(),
     }
     spec = model or f"{HARNESS}:{_model_name(path) or 'unknown'}"
-    return ImportedRun(task, answers, kind, spec, source)
+    return ImportedRun(task, answers, kind, spec, source, data_dir)
