@@ -126,10 +126,14 @@ def test_inspect_run_reads_back_as_relreason_run(
     assert source["harness"] == "inspect_ai" and source["file"] == str(path.resolve())
     _relreason_ok(["compare", str(out), str(tmp_path / "ours"), "--json"])
     compared = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert compared["n"] == LIMIT and compared["answer_agreement"] == 1.0
+    assert compared["n"] == LIMIT and compared["only_a"] == compared["only_b"] == 0
+    assert compared["same_answer"] == sum(r["answer"] is not None for r in ours.values())
     _relreason_ok(["report", str(tmp_path), "--json"])
     rows = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
-    assert {row["model"] for row in rows} == {"inspect_ai:openai-api/llama/smollm2", "smollm2"}
+    assert {row["model"] for row in rows} == {
+        "inspect_ai:openai-api/llama/smollm2",
+        "openai:smollm2",
+    }
     assert all(row["n"] == LIMIT and row["partial"] for row in rows)
 
 
