@@ -238,6 +238,7 @@ def _group(name_help: str) -> typer.Typer:
 
 def build_app() -> typer.Typer:
     """Return the command line for the benchmarks registered now."""
+    from relreason.cli.bridges import register_bridge_commands
     from relreason.cli.cache_cmd import cache_app
     from relreason.cli.listing import list_command
     from relreason.cli.run import register_run_commands
@@ -268,6 +269,7 @@ def build_app() -> typer.Typer:
     register_run_commands(app)
     app.add_typer(generate_app, name="generate")
     app.command("translate")(translate_command)
+    register_bridge_commands(app)
     return app
 
 

@@ -1,0 +1,14 @@
+"""Bridges to other evaluation harnesses: relreason's cells as lm-evaluation-harness tasks and
+inspect_ai tasks, and those harnesses' logs read back into relreason run folders.
+
+``cells`` names a cell (a benchmark under one setting) and turns it into a ``Task``; ``docs``
+turns an item into the plain document both harnesses read; ``lm_eval_export`` writes lm-eval
+task files; ``lm_eval_log`` and ``inspect_log`` read those harnesses' outputs back; ``imported``
+writes a run folder from what was read. The inspect_ai tasks themselves live in
+``relreason.inspect`` (extra ``[inspect]``).
+"""
+
+from relreason.bridges.cells import Cell, parse_cell
+from relreason.bridges.imported import ImportedRun, write_imported_run
+
+__all__ = ["Cell", "ImportedRun", "parse_cell", "write_imported_run"]
