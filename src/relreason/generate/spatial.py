@@ -1,6 +1,6 @@
 """Position and order worlds: entities at integer points, enumerated along the premise tree.
 
-A position premise ``(A, north_of, B)`` says A is directly north of B: same x, larger y; a
+A position premise ``(A, north_of, B)`` says A is due north of B: same x, larger y (any distance); a
 diagonal one (``northeast_of``) says both coordinates are larger, by any amounts. An order
 premise ``(A, taller_than, B)`` says A's height exceeds B's; ``same_height`` says they are
 equal. A model (world) gives every entity integer coordinates (or a value); each strict
