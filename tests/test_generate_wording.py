@@ -287,7 +287,7 @@ def test_each_sentence_is_the_reviewed_wording(language: str) -> None:
 
 @pytest.mark.parametrize("language", lexicon.LANGUAGES)
 def test_no_relation_word_claims_adjacency(language: str) -> None:
-    """Words read as "next to" (directly behind, juste derrière, 真後ろ, 正后方, 바로 뒤): never used."""
+    """Words read as "next to" (directly, juste, 真後ろ, 正后方, 바로 뒤): never used."""
     adjacency = ("directly", "juste", "真後ろ", "真ん前", "真右", "真左", "正后方", "正前方",
                  "正左方", "正右方", "바로")  # fmt: skip
     texts = [s for _, s in RELATION_SENTENCES[language]]
