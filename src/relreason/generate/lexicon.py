@@ -279,8 +279,7 @@ POSITION_TEXT: dict[str, dict[str, str]] = {
     },
     "zh": {
         "compass": "{n}站在一片空地上。",
-        "relative": "{n}按排和列站在广场上，都面朝同一个方向；"
-        "同一排或同一列的两个人不一定相邻。",
+        "relative": "{n}按排和列站在广场上，都面朝同一个方向；同一排或同一列的两个人不一定相邻。",
         "compass_q": "{a}在{c}的什么方向？",
         "relative_q": "{a}在{c}的什么位置？",
         "compass_p": "{a}在{b}的{w}。",
