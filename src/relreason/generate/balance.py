@@ -3,7 +3,8 @@
 A position or order premise can be stated from either person (``A is taller than B`` = ``B is
 shorter than A``) and the premises in any order; the facts, the solver's answer and the options
 stay the same. For each item, every rule of ``BALANCED`` gets a target (to hit the gold option
-in one item of n of its domain, by shuffled blocks, else to miss it), and of a few dozen
+while it has done so on fewer than one item in n of its domain so far, else to miss it), and
+of a few dozen
 wordings (and a few draws of the wrong options) the one meeting the most targets is kept: over
 a set, each rule is then right about as often as chance. The option-length rules are balanced
 the same way. Kinship premises keep their order (each names the next person); their options
@@ -54,13 +55,15 @@ def kin_premise_text(
     return render.join(language, sentences).casefold()
 
 
-def _cost(item: Mapping[str, Any], targets: Mapping[str, bool]) -> float:
+def scores(item: Mapping[str, Any]) -> dict[str, float]:
+    """Return each balanced rule's score on ``item`` (1: picks the gold option)."""
     gold, n = gold_index(item), len(item["options"])
-    total = 0.0
-    for name, rule in BALANCED.items():
-        got = score(rule(item), gold, n)
-        total += (1.0 - got) if targets[name] else got
-    return total
+    return {name: score(rule(item), gold, n) for name, rule in BALANCED.items()}
+
+
+def _cost(item: Mapping[str, Any], targets: Mapping[str, bool]) -> float:
+    got = scores(item)
+    return sum((1.0 - got[name]) if targets[name] else got[name] for name in BALANCED)
 
 
 def balance_surface(

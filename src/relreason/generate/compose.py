@@ -1,18 +1,18 @@
 """``compose``: MCR-style multiple-choice questions over kinship, position and order.
 
 Each item is drawn from its own random stream (seed, language, domain, index), so a set is
-deterministic for a seed and any item can be rebuilt alone. Its answer is whatever the solver
-finds over every model of its premises: one word of the language (determined) or "uncertain"
-(several). Distractors of a determined item are false in every model; the definite options of
-an uncertain item are each false in some model (none is entailed); no two options are both
-true in any world.
+deterministic for a seed (the balancing below also looks at the earlier items of a domain).
+Its answer is whatever the solver finds over every model of its premises: one word of the
+language (determined) or "uncertain" (several). Distractors of a determined item are false in
+every model; the definite options of an uncertain item are each false in some model (none is
+entailed); no two options are both true in any world.
 
 Sets are balanced so that surface rules (``heuristics``) score chance: within each domain, the
 gold position and the "Uncertain" answers follow shuffled blocks (each position once per block,
 "Uncertain" the answer of one item in n where it is offered), order answers are spread evenly
 over greater, smaller and the same, and the wording of each premise (which of the two persons
-it starts from, the order of the premises) is chosen so that the relation words favour no
-option (``balance``).
+it starts from, the order of the premises) and the wrong options are chosen so that each rule
+picks the gold option in one item of n (``balance``).
 """
 
 from __future__ import annotations
@@ -155,7 +155,9 @@ def _want(options: ComposeOptions, domain: str, k: int) -> tuple[Any, int]:
     return ("uncertain" if unsure else "determined"), slot
 
 
-def _compose_one(options: ComposeOptions, domain: str, hops: int, index: int) -> dict[str, Any]:
+def _compose_one(
+    options: ComposeOptions, domain: str, hops: int, index: int, goal: dict[str, bool]
+) -> dict[str, Any]:
     k = index // len(options.domains)
     rng = item_rng(options.seed, options.language, domain, index)
     want, slot = _want(options, domain, k)
@@ -169,7 +171,7 @@ def _compose_one(options: ComposeOptions, domain: str, hops: int, index: int) ->
         is_uncertain = drawn[2] == "uncertain"
         if is_uncertain and not options.offers_uncertain(domain):
             continue
-        built = _build(rng, options, domain, hops, index, slot, *drawn)
+        built = _build(rng, options, domain, hops, index, slot, goal, *drawn)
         if built is None:
             continue
         item, cost = built
@@ -201,6 +203,7 @@ def _build(
     hops: int,
     index: int,
     slot: int,
+    goal: dict[str, bool],
     chain: chains.Chain,
     premises: list[chains.Triple],
     answer: str,
@@ -260,11 +263,6 @@ def _build(
         if domain == "kinship" and gold != "uncertain" and _named(item, gold, premises):
             return None  # the premises name the answer: a shortcut, not a question
         candidates.append(item)
-    size = options.option_count(domain)
-    k = index // len(options.domains)
-    goal = {
-        name: schedule(options, domain, k, size, f"target/{name}") == 0 for name in balance.BALANCED
-    }
     return balance.choose(rng, candidates, goal)
 
 
@@ -277,11 +275,22 @@ def _named(item: dict[str, Any], gold: str, premises: list[chains.Triple]) -> bo
 def compose(options: ComposeOptions) -> list[dict[str, Any]]:
     """Return ``options.count`` items (domains cycled, then hop counts), each a JSON-ready dict.
 
+    Items are built in order: each rule of ``balance.BALANCED`` is steered to pick the gold
+    option of one item in n of each domain, given how often it did on the items before (an
+    item depends on the earlier ones of its domain; the same options give the same set).
     Raises ``UsageError`` for bad options.
     """
     items: list[dict[str, Any]] = []
+    scored = {domain: dict.fromkeys(balance.BALANCED, 0.0) for domain in DOMAINS}
+    made = dict.fromkeys(DOMAINS, 0)
     for index in range(options.count):
         domain = options.domains[index % len(options.domains)]
         hops = options.hops[(index // len(options.domains)) % len(options.hops)]
-        items.append(_compose_one(options, domain, hops, index))
+        due = (made[domain] + 1) / options.option_count(domain)
+        goal = {name: scored[domain][name] + 0.5 < due for name in balance.BALANCED}
+        item = _compose_one(options, domain, hops, index, goal)
+        for name, value in balance.scores(item).items():
+            scored[domain][name] += value
+        made[domain] += 1
+        items.append(item)
     return items
