@@ -3,8 +3,8 @@
 A position or order premise can be stated from either person (``A is taller than B`` = ``B is
 shorter than A``) and the premises in any order; the facts, the solver's answer and the options
 stay the same. For each item, every rule of ``BALANCED`` gets a target (to hit the gold option
-while it has done so on fewer than one item in n of its domain so far, else to miss it), and
-of a few dozen
+while it has done so on fewer than one item in n of its domain so far, else to miss it, weighed
+by how far behind or ahead it is), and of a few dozen
 wordings (and a few draws of the wrong options) the one meeting the most targets is kept: over
 a set, each rule is then right about as often as chance. The option-length rules are balanced
 the same way. Kinship premises keep their order (each names the next person); their options
@@ -61,17 +61,27 @@ def scores(item: Mapping[str, Any]) -> dict[str, float]:
     return {name: score(rule(item), gold, n) for name, rule in BALANCED.items()}
 
 
-def _cost(item: Mapping[str, Any], targets: Mapping[str, bool]) -> float:
+def target(behind: float) -> float:
+    """Return a rule's target from how many gold picks it is behind its share (negative: ahead):
+    positive = should pick the gold option, negative = should not; the size weighs it."""
+    gap = behind - 0.5
+    return (1.0 + gap) if gap > 0 else -(1.0 - gap)
+
+
+def _cost(item: Mapping[str, Any], targets: Mapping[str, float]) -> float:
     got = scores(item)
-    return sum((1.0 - got[name]) if targets[name] else got[name] for name in BALANCED)
+    return sum(
+        t * (1.0 - got[name]) if t > 0 else -t * got[name]
+        for name, t in ((name, targets[name]) for name in BALANCED)
+    )
 
 
 def balance_surface(
-    rng: random.Random, item: dict[str, Any], targets: Mapping[str, bool] | None = None
+    rng: random.Random, item: dict[str, Any], targets: Mapping[str, float] | None = None
 ) -> tuple[dict[str, Any], float]:
     """Return ``item`` with its position/order premises worded to meet the rule targets, and
     the cost left (rules missing their target)."""
-    goal = targets if targets is not None else {name: False for name in BALANCED}
+    goal = targets if targets is not None else dict.fromkeys(BALANCED, -1.0)
     best, best_cost = item, _cost(item, goal)
     if item["domain"] == "kinship":
         return best, best_cost
@@ -92,10 +102,10 @@ def balance_surface(
 
 
 def choose(
-    rng: random.Random, candidates: Sequence[dict[str, Any]], goal: Mapping[str, bool]
+    rng: random.Random, candidates: Sequence[dict[str, Any]], goal: Mapping[str, float]
 ) -> tuple[dict[str, Any], float]:
     """Return the candidate (same facts, other options or wording) meeting the most targets
-    (``goal``: rule name -> should it pick the gold option) and its cost (targets missed)."""
+    (``goal``: rule name -> ``target``) and its cost (targets missed, weighed)."""
     best: tuple[float, dict[str, Any]] | None = None
     for candidate in candidates:
         worded, cost = balance_surface(rng, candidate, goal)

@@ -156,7 +156,7 @@ def _want(options: ComposeOptions, domain: str, k: int) -> tuple[Any, int]:
 
 
 def _compose_one(
-    options: ComposeOptions, domain: str, hops: int, index: int, goal: dict[str, bool]
+    options: ComposeOptions, domain: str, hops: int, index: int, goal: dict[str, float]
 ) -> dict[str, Any]:
     k = index // len(options.domains)
     rng = item_rng(options.seed, options.language, domain, index)
@@ -203,7 +203,7 @@ def _build(
     hops: int,
     index: int,
     slot: int,
-    goal: dict[str, bool],
+    goal: dict[str, float],
     chain: chains.Chain,
     premises: list[chains.Triple],
     answer: str,
@@ -287,7 +287,7 @@ def compose(options: ComposeOptions) -> list[dict[str, Any]]:
         domain = options.domains[index % len(options.domains)]
         hops = options.hops[(index // len(options.domains)) % len(options.hops)]
         due = (made[domain] + 1) / options.option_count(domain)
-        goal = {name: scored[domain][name] + 0.5 < due for name in balance.BALANCED}
+        goal = {name: balance.target(due - scored[domain][name]) for name in balance.BALANCED}
         item = _compose_one(options, domain, hops, index, goal)
         for name, value in balance.scores(item).items():
             scored[domain][name] += value
