@@ -92,12 +92,14 @@ def test_cli_prompts_run_resume_score(tmp_path: Path, capsys: pytest.CaptureFixt
     key = ("index", "item_id", "gold", "answer", "status")
     assert [[r[k] for k in key] for r in resumed] == [[r[k] for k in key] for r in original]
 
+    raw = json.loads(default_path("en").read_text("utf-8"))[0]
+    gold = chr(65 + raw["options"].index(raw["correct"]))
     responses = tmp_path / "responses.jsonl"
-    responses.write_text('{"index": 0, "output": "The answer is C."}\n')
+    responses.write_text(f'{{"index": 0, "output": "The answer is {gold}."}}\n')
     scored = tmp_path / "scored.jsonl"
     cli(["score", "compose", "--responses", str(responses), "--out", str(scored)])
     first = json.loads(scored.read_text().splitlines()[0])
-    assert first["answer"] == "C" and first["status"] == "correct"  # item 0's gold is C
+    assert first["answer"] == gold and first["status"] == "correct"
 
 
 def test_sweep_spans_compose(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

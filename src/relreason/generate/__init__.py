@@ -3,6 +3,7 @@
 - ``compose(ComposeOptions(...))``: MCR-style questions over kinship, position and order, each
   with formal premises and query; answers found by enumerating every model of the premises.
 - ``verify(file)``: re-prove every item of a generated file (a list of ``Problem``).
+- ``audit(file)``: surface heuristics against chance (``Audit``: rows, ``passed``, ``to_json``).
 - ``converse(definitions, triples, out)``: ConvRe files from a user's own triples.
 - ``load_records(file)`` / ``load_default(language)``: plain records for a benchmark package.
 
@@ -11,6 +12,7 @@ The relation vocabulary and the file format are documented in ``VOCABULARY.md``.
 
 from __future__ import annotations
 
+from relreason.generate.audit import Audit, audit, audit_items
 from relreason.generate.compose import ComposeOptions, compose
 from relreason.generate.converse import converse
 from relreason.generate.default import default_path, load_default, rebuild_default
@@ -19,9 +21,12 @@ from relreason.generate.solver import solve
 from relreason.generate.verify import Problem, verify, verify_items
 
 __all__ = [
+    "Audit",
     "ComposeOptions",
     "Problem",
     "Record",
+    "audit",
+    "audit_items",
     "compose",
     "converse",
     "default_path",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -54,7 +53,6 @@ def category(language: str, domain: str) -> list[str]:
 
 
 def assemble(
-    rng: random.Random,
     options: Any,
     domain: str,
     hops: int,
@@ -63,21 +61,16 @@ def assemble(
     premises: list[Triple],
     rename: Mapping[str, str],
     answer: str,
-    distractors: list[str],
+    labels: list[str],
 ) -> dict[str, Any]:
     """Return the JSON-ready item: MCR fields first, then the formal ones.
 
-    Options: the answer and the distractors in random order, the language's "Uncertain" last
-    when the set offers it.
+    ``labels``: the formal label of each option, in option order (``answer`` among them).
     """
     language = options.language
     formal = [_rename(p, rename) for p in premises]
     query = [rename["P0"], "?", rename[f"P{hops}"]]
     sexes = {rename[p]: s for p, s in chain.sexes.items()}
-    labels = [label for label in [answer, *distractors] if label != "uncertain"]
-    rng.shuffle(labels)
-    if options.uncertain or answer == "uncertain":
-        labels.append("uncertain")
     head_sex = sexes[query[0]]
     texts = [render.option_text(language, domain, label, head_sex) for label in labels]
     correct = render.option_text(language, domain, answer, head_sex)

@@ -129,16 +129,47 @@ def position_chain(rng: random.Random, hops: int, determined: bool) -> Chain:
     return Chain(tuple(premises), sexes, frame)
 
 
-def order_chain(rng: random.Random, hops: int, determined: bool) -> Chain:
-    """Return an order chain; ``determined`` avoids mixing greater and smaller steps."""
+TIE_SHARE = 0.6
+"""How often a step of an order path (or the person off it) is a tie, so that ties are as
+common in items whose answer is greater, smaller or undetermined as in those whose answer is
+"the same" (where every step on the path is one)."""
+
+
+def _step(rng: random.Random, strict: tuple[int, ...]) -> int:
+    return 0 if rng.random() < TIE_SHARE else rng.choice(strict)
+
+
+def _order_steps(rng: random.Random, hops: int, sign: int | None) -> list[int]:
+    """Return step signs along the path whose sum has sign ``sign`` (None: mixed, undetermined).
+
+    Ties (0) mix into strict paths, so a tie in the premises does not give the answer away.
+    """
+    if sign == 0:
+        return [0] * hops
+    strict = (1, -1) if sign is None else (sign,)
+    while True:
+        steps = [_step(rng, strict) for _ in range(hops)]
+        if all(s in steps for s in strict):
+            return steps
+
+
+def order_chain(rng: random.Random, hops: int, sign: int | None) -> Chain:
+    """Return an order chain; ``sign`` is that of P0 minus Pn (1, -1, 0; None: undetermined).
+
+    The path P0 .. Pn has ``hops`` premises; one more links a person P(n+1) to the path.
+    """
     attribute = rng.choice(("height", "age", "arrival"))
-    pool = sorted(r for r, (a, _) in ORDER.items() if a == attribute)
-    if determined:
-        sign = rng.choice((1, -1, 1, -1, 0))
-        pool = [r for r in pool if ORDER[r][1] in (0, sign)]
+    by_sign = {s: r for r, (a, s) in ORDER.items() if a == attribute}
     premises = [
-        _orient(rng, f"P{i}", rng.choice(pool), f"P{i + 1}", _ORDER_OPPOSITE) for i in range(hops)
+        _orient(rng, f"P{i}", by_sign[step], f"P{i + 1}", _ORDER_OPPOSITE)
+        for i, step in enumerate(_order_steps(rng, hops, sign))
     ]
+    # One more person off the path (a strict step when the path is all ties): "every premise
+    # is a tie" never gives the answer away, and the path has to be found.
+    side = rng.choice((1, -1)) if sign == 0 else _step(rng, (1, -1))
+    premises.append(
+        _orient(rng, f"P{hops + 1}", by_sign[side], f"P{rng.randrange(hops + 1)}", _ORDER_OPPOSITE)
+    )
     rng.shuffle(premises)
-    sexes = {f"P{i}": rng.choice((MALE, FEMALE)) for i in range(hops + 1)}
+    sexes = {f"P{i}": rng.choice((MALE, FEMALE)) for i in range(hops + 2)}
     return Chain(tuple(premises), sexes, attribute)

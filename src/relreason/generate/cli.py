@@ -1,4 +1,4 @@
-"""``relreason generate``: compose solver-verified questions, verify a file, build converse sets.
+"""``relreason generate``: compose proved questions, verify and audit a file, converse sets.
 
 A typer sub-application; the main CLI mounts it with ``app.add_typer(generate_app,
 name="generate")``. User errors are ``RelreasonError``s, printed by the main CLI without a
@@ -7,6 +7,7 @@ traceback (``main`` here does the same when the sub-application runs alone).
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Annotated
@@ -16,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from relreason.errors import RelreasonError, UsageError
+from relreason.generate.audit import audit, table
 from relreason.generate.compose import DOMAINS, ComposeOptions, compose
 from relreason.generate.converse import converse as build_converse
 from relreason.generate.lexicon import LANGUAGES
@@ -121,6 +123,22 @@ def verify_command(
         err.print(f"[red]{len(problems)} problem(s)[/] in {escape(str(file))}")
         raise typer.Exit(2)
     err.print(f"every question of {escape(str(file))} is proved")
+
+
+@generate_app.command("audit")
+def audit_command(
+    file: Annotated[Path, typer.Argument(help="A file written by compose.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Score surface heuristics (no reasoning) on FILE against chance; exit 1 if one beats or
+    trails chance (its 95% interval leaves chance out)."""
+    result = audit(file)
+    if as_json:
+        typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+    else:
+        typer.echo(table(result))
+    if not result.passed:
+        raise typer.Exit(1)
 
 
 @generate_app.command("converse")

@@ -1,10 +1,18 @@
 """``compose``: MCR-style multiple-choice questions over kinship, position and order.
 
 Each item is drawn from its own random stream (seed, language, domain, index), so a set is
-deterministic for a seed and any item can be rebuilt alone. Its answer is whatever the solver
-finds over every model of its premises: one word of the language (determined) or "uncertain"
-(several). Distractors of a determined item are false in every model; the definite options of
-an uncertain item are each false in some model (none is entailed).
+deterministic for a seed (the balancing below also looks at the earlier items of a domain).
+Its answer is whatever the solver finds over every model of its premises: one word of the
+language (determined) or "uncertain" (several). Distractors of a determined item are false in
+every model; the definite options of an uncertain item are each false in some model (none is
+entailed); no two options are both true in any world.
+
+Sets are balanced so that surface rules (``heuristics``) score chance: within each domain, the
+gold position and the "Uncertain" answers follow shuffled blocks (each position once per block,
+"Uncertain" the answer of one item in n where it is offered), order answers are spread evenly
+over greater, smaller and the same, and the wording of each premise (which of the two persons
+it starts from, the order of the premises) and the wrong options are chosen so that each rule
+picks the gold option in one item of n (``balance``).
 """
 
 from __future__ import annotations
@@ -18,25 +26,28 @@ import relreason.generate.chains as chains
 import relreason.generate.lexicon as lexicon
 import relreason.generate.names as names
 from relreason.errors import UsageError
+from relreason.generate import balance, heuristics, kin_words
 from relreason.generate.distractors import pick_distractors
 from relreason.generate.errors import SolverError
-from relreason.generate.kin_terms import term as kin_term
 from relreason.generate.solver import solve
 
 DOMAINS: tuple[str, ...] = ("kinship", "position", "order")
 MIN_HOPS, MAX_HOPS = 2, 8
 MAX_OPTIONS = 7
-UNCERTAIN_SHARE = 0.25
 _ATTEMPTS = 400
+_REDRAWS = 3
 _KIN_ORDER_BLIND = frozenset({"en", "fr"})
+_DEFINITE = {"kinship": 99, "position": 8, "order": 3}
 
 
 @dataclass(frozen=True)
 class ComposeOptions:
     """What to generate: domains, hop counts (cycled), option count, language, seed, count.
 
-    ``uncertain``: every item offers the language's "Uncertain" option and about a quarter of
-    them have it as the answer; without it, no such option and every answer is determined.
+    ``uncertain``: items offer the language's "Uncertain" option (last) wherever it can be
+    right, and it is the answer of one item in n (n options); without it, no such option and
+    every answer is determined. English and French kinship never offer it: their words ignore
+    birth order, so with every sex given their kinship answers are always determined.
     """
 
     language: str = "en"
@@ -63,6 +74,16 @@ class ComposeOptions:
         if self.count < 0:
             raise UsageError(f"count must be >= 0, got {self.count}")
 
+    def offers_uncertain(self, domain: str) -> bool:
+        """Return whether items of ``domain`` offer "Uncertain" (it can be right there)."""
+        blind = domain == "kinship" and self.language in _KIN_ORDER_BLIND
+        return self.uncertain and not blind
+
+    def option_count(self, domain: str) -> int:
+        """Return the number of options items of ``domain`` get (fewer when words run out)."""
+        offers = self.offers_uncertain(domain)
+        return min(self.n_options, _DEFINITE[domain] + offers)
+
 
 def item_rng(seed: int, language: str, domain: str, index: int) -> random.Random:
     """Return the random stream of one item (stable across Python versions and runs)."""
@@ -70,83 +91,109 @@ def item_rng(seed: int, language: str, domain: str, index: int) -> random.Random
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def _answer(
-    language: str, domain: str, labels: frozenset[str]
-) -> tuple[str, frozenset[str]] | None:
-    """Return (answer label or 'uncertain', the labels), None if a kin label has no word."""
+def schedule(options: ComposeOptions, domain: str, k: int, size: int, what: str) -> int:
+    """Return the slot of the ``k``-th item of ``domain`` in shuffled blocks of ``size``."""
+    block, at = divmod(k, size)
+    slots = list(range(size))
+    item_rng(options.seed, options.language, f"{domain}/{what}", block).shuffle(slots)
+    return slots[at]
+
+
+def _answer(language: str, domain: str, labels: frozenset[str]) -> str | None:
+    """Return the answer (kinship: a word; else a label) or 'uncertain'; None: unusable."""
     if not labels:
         return None
     if domain == "kinship":
-        words = {kin_term(language, label) for label in labels}
-        if None in words:
-            return None
-        return (sorted(labels)[0] if len(words) == 1 else "uncertain"), labels
-    return (next(iter(labels)) if len(labels) == 1 else "uncertain"), labels
+        return kin_words.answer_word(language, labels)
+    return next(iter(labels)) if len(labels) == 1 else "uncertain"
 
 
-def _kin_sex_premises(language: str, premises: list[chains.Triple], sexes: dict[str, str]) -> None:
-    """Add ``(Pn, sex, ...)`` when Korean words need the sex of a person no premise genders."""
-    gendered = {a for a, _, _ in premises}
-    for _, relation, b in list(premises):
-        word = lexicon.KIN_PREMISE[language][relation]
-        if "|" in word and b not in gendered:
-            premises.append((b, "sex", "male" if sexes[b] == "M" else "female"))
-            gendered.add(b)
+def _tail_sex(premises: list[chains.Triple], sexes: dict[str, str], tail: str) -> None:
+    """State the sex of the person asked from when no premise gives it (kinship)."""
+    if not any(a == tail for a, _, _ in premises):
+        premises.append((tail, "sex", "male" if sexes[tail] == "M" else "female"))
 
 
-def _draw(rng: random.Random, options: ComposeOptions, domain: str, hops: int, want: bool) -> Any:
-    """Draw one chain and solve it; return (chain, premises, answer, texts) or None."""
+def _draw(
+    rng: random.Random, options: ComposeOptions, domain: str, hops: int, want: Any
+) -> tuple[chains.Chain, list[chains.Triple], str, frozenset[str]] | None:
+    """Draw one chain and solve it; return (chain, premises, answer, labels) or None."""
     if domain == "kinship":
         chain = chains.kinship_chain(rng, options.language, hops)
         if chain is None:
             return None
     elif domain == "position":
-        chain = chains.position_chain(rng, hops, determined=not want)
+        chain = chains.position_chain(rng, hops, determined=want != "uncertain")
     else:
-        chain = chains.order_chain(rng, hops, determined=not want)
+        chain = chains.order_chain(rng, hops, None if want == "uncertain" else want)
     premises = list(chain.premises)
     query = ("P0", "?", f"P{hops}")
     if domain == "kinship":
-        _kin_sex_premises(options.language, premises, chain.sexes)
-    found = _answer(options.language, domain, solve(premises, query))
+        _tail_sex(premises, chain.sexes, f"P{hops}")
+    labels = solve(premises, query)
+    found = _answer(options.language, domain, labels)
     if found is None:
         return None
-    if domain == "kinship" and found[0] == "uncertain":
-        # Never leave an answer open on a sex the names would suggest: state it if that settles it.
-        last = f"P{hops}"
-        if not any(a == last and r == "sex" for a, r, _ in premises):
-            sex = "male" if chain.sexes[last] == "M" else "female"
-            stated = _answer(
-                options.language, domain, solve([*premises, (last, "sex", sex)], query)
-            )
-            if stated is not None and stated[0] != "uncertain":
-                premises.append((last, "sex", sex))
-                found = stated
-    return chain, premises, found
+    return chain, premises, found, labels
 
 
-def _compose_one(options: ComposeOptions, domain: str, hops: int, index: int) -> dict[str, Any]:
+def _want(options: ComposeOptions, domain: str, k: int) -> tuple[Any, int]:
+    """Return (what to draw, gold slot) for the ``k``-th item of ``domain``.
+
+    "Uncertain" is the answer of one item in n where it is offered; order answers go evenly to
+    greater, smaller and the same (shuffled blocks); the gold slot follows its own blocks.
+    """
+    size = options.option_count(domain)
+    offers = options.offers_uncertain(domain)
+    slot = schedule(options, domain, k, max(size - offers, 1), "slots")
+    if domain == "order":
+        classes: list[Any] = [1, -1, 0, "uncertain"] if offers else [1, -1, 0]
+        if offers and size < len(classes):
+            classes = [*classes[: size - 1], "uncertain"]
+        return classes[schedule(options, domain, k, len(classes), "class")], slot
+    unsure = offers and schedule(options, domain, k, size, "class") == 0
+    return ("uncertain" if unsure else "determined"), slot
+
+
+def _compose_one(
+    options: ComposeOptions, domain: str, hops: int, index: int, goal: dict[str, float]
+) -> dict[str, Any]:
+    k = index // len(options.domains)
     rng = item_rng(options.seed, options.language, domain, index)
-    want_uncertain = options.uncertain and rng.random() < UNCERTAIN_SHARE
-    if domain == "kinship" and options.language in _KIN_ORDER_BLIND:
-        want_uncertain = False  # their words ignore birth order: kin answers are never open
+    want, slot = _want(options, domain, k)
+    best: tuple[float, dict[str, Any]] | None = None
     fallback = None
+    matched = 0
     for attempt in range(_ATTEMPTS):
-        drawn = _draw(rng, options, domain, hops, want_uncertain)
+        drawn = _draw(rng, options, domain, hops, want)
         if drawn is None:
             continue
-        is_uncertain = drawn[2][0] == "uncertain"
-        if is_uncertain and not options.uncertain:
+        is_uncertain = drawn[2] == "uncertain"
+        if is_uncertain and not options.offers_uncertain(domain):
             continue
-        if is_uncertain == want_uncertain:
-            return _build(rng, options, domain, hops, index, *drawn)
+        built = _build(rng, options, domain, hops, index, slot, goal, *drawn)
+        if built is None:
+            continue
+        item, cost = built
+        if is_uncertain == (want == "uncertain"):
+            # Kinship: another family when the rules' targets are not all met (the answer word
+            # decides how long the right option is). Position and order keep their first draw
+            # (choosing among frames would skew the answers).
+            matched += 1
+            if best is None or cost < best[0]:
+                best = (cost, item)
+            if cost == 0 or matched >= (_REDRAWS if domain == "kinship" else 1):
+                return best[1]
+            continue
         if fallback is None:
-            fallback = drawn
-        if attempt >= 12 and fallback is not None:
+            fallback = item
+        if attempt >= 12 and best is None:
             break
+    if best is not None:
+        return best[1]
     if fallback is None:
         raise SolverError(f"could not draw a {domain} item with {hops} hops in {options.language}")
-    return _build(rng, options, domain, hops, index, *fallback)
+    return fallback
 
 
 def _build(
@@ -155,32 +202,95 @@ def _build(
     domain: str,
     hops: int,
     index: int,
+    slot: int,
+    goal: dict[str, float],
     chain: chains.Chain,
     premises: list[chains.Triple],
-    found: tuple[str, frozenset[str]],
-) -> dict[str, Any]:
+    answer: str,
+    possible: frozenset[str],
+) -> tuple[dict[str, Any], float] | None:
+    """Return the item (names, options in their slots, balanced wording) and the rule targets
+    it misses (``balance``), or None to redraw."""
     from relreason.generate.assemble import assemble
 
-    people = [f"P{i}" for i in range(hops + 1)]
+    people = sorted(chain.sexes, key=lambda p: int(p[1:]))
     chosen = names.pick_names(
         rng, options.language, [chain.sexes[p] for p in people], options.fictional
     )
     rename = dict(zip(people, chosen, strict=True))
-    answer, possible = found
-    distractors = pick_distractors(
-        rng, options.language, domain, chain.frame, answer, possible, options, chain.sexes["P0"]
-    )
-    return assemble(rng, options, domain, hops, index, chain, premises, rename, answer, distractors)
+    x_sex, y_sex = chain.sexes["P0"], chain.sexes[f"P{hops}"]
+    premise_text = ""
+    if domain == "kinship":
+        premise_text = balance.kin_premise_text(options.language, premises, rename, chain.sexes)
+
+    def avoid(label: str, text: str) -> bool:
+        """Kinship: options the premises name (their words, or their relations' labels)."""
+        if domain != "kinship":
+            return False
+        shown = kin_words.pattern(options.language, label, y_sex, x_sex) or label
+        return heuristics.appears(premise_text, text, options.language) or (
+            heuristics.named_by_premises(domain, shown, premises)
+        )
+
+    candidates: list[dict[str, Any]] = []
+    for attempt in range(balance.OPTION_TRIES):
+        distractors = pick_distractors(
+            rng,
+            options.language,
+            domain,
+            chain.frame,
+            answer,
+            possible,
+            options,
+            (x_sex, y_sex),
+            avoid=avoid,
+            lengths=(None, "shorter", "longer")[attempt % 3],
+        )
+        labels = [answer, *distractors] if answer != "uncertain" else list(distractors)
+        if domain == "kinship":
+            patterns = [kin_words.pattern(options.language, w, y_sex, x_sex) for w in labels]
+            if None in patterns:
+                return None
+            labels = [str(p) for p in patterns]
+        gold = labels[0] if answer != "uncertain" else "uncertain"
+        rest = labels[1:] if answer != "uncertain" else labels
+        rng.shuffle(rest)
+        if gold != "uncertain":
+            rest.insert(slot if slot <= len(rest) else rng.randrange(len(rest) + 1), gold)
+        if options.offers_uncertain(domain):
+            rest.append("uncertain")
+        item = assemble(options, domain, hops, index, chain, premises, rename, gold, rest)
+        if domain == "kinship" and gold != "uncertain" and _named(item, gold, premises):
+            return None  # the premises name the answer: a shortcut, not a question
+        candidates.append(item)
+    return balance.choose(rng, candidates, goal)
+
+
+def _named(item: dict[str, Any], gold: str, premises: list[chains.Triple]) -> bool:
+    """Whether the premises name the right option (its text, or a relation meaning it)."""
+    in_text = heuristics.gold_index(item) in (heuristics.word_in_premises(item) or ())
+    return in_text or heuristics.named_by_premises("kinship", gold, premises)
 
 
 def compose(options: ComposeOptions) -> list[dict[str, Any]]:
     """Return ``options.count`` items (domains cycled, then hop counts), each a JSON-ready dict.
 
+    Items are built in order: each rule of ``balance.BALANCED`` is steered to pick the gold
+    option of one item in n of each domain, given how often it did on the items before (an
+    item depends on the earlier ones of its domain; the same options give the same set).
     Raises ``UsageError`` for bad options.
     """
     items: list[dict[str, Any]] = []
+    scored = {domain: dict.fromkeys(balance.BALANCED, 0.0) for domain in DOMAINS}
+    made = dict.fromkeys(DOMAINS, 0)
     for index in range(options.count):
         domain = options.domains[index % len(options.domains)]
         hops = options.hops[(index // len(options.domains)) % len(options.hops)]
-        items.append(_compose_one(options, domain, hops, index))
+        due = (made[domain] + 1) / options.option_count(domain)
+        goal = {name: balance.target(due - scored[domain][name]) for name in balance.BALANCED}
+        item = _compose_one(options, domain, hops, index, goal)
+        for name, value in balance.scores(item).items():
+            scored[domain][name] += value
+        made[domain] += 1
+        items.append(item)
     return items

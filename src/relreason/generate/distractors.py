@@ -1,51 +1,56 @@
-"""Wrong options: answers the solved models rule out (or, for "uncertain", do not entail)."""
+"""Wrong options: answers the solved models rule out (or, for "uncertain", do not entail).
+
+Kinship options are words (``kin_words``): a wrong option's meaning never meets the answer's
+nor another option's (no two options are both true in any world), and it can be true of the
+person asked about (the sex the premises give them), so no option is ruled out by sex alone.
+"""
 
 from __future__ import annotations
 
 import functools
-import itertools
 import random
+from collections.abc import Callable
 from typing import Any
 
 import relreason.generate.render as render
-from relreason.generate.kin_terms import term as kin_term
+from relreason.generate import kin_words
 from relreason.generate.spatial import COMPASS_LABELS, ORDER_LABELS, RELATIVE_LABELS
-
-
-def _sex_strings(max_len: int) -> list[str]:
-    return ["".join(p) for n in range(1, max_len + 1) for p in itertools.product("MF", repeat=n)]
-
-
-@functools.lru_cache(maxsize=1)
-def kin_labels() -> tuple[str, ...]:
-    """Return every kinship label the vocabulary could name (both sexes of Y)."""
-    blood: list[str] = []
-    for sexes in _sex_strings(3):
-        blood += [f"anc:{sexes}", f"desc:{sexes}"]
-    for up in ["-", *_sex_strings(2)]:
-        for order in "oy":
-            blood += [f"col:{up}:{order}:{down}" for down in _sex_strings(2)]
-    cores = [*blood, "spouse:M", "spouse:F"]
-    small = [b for b in blood if b.count(":") == 1 and len(b.split(":")[1]) == 1]
-    small += [b for b in blood if b.startswith(("col:-:", "col:M:", "col:F:")) and len(b) <= 9]
-    for inner in small:
-        cores += [f"sp[{inner}]:M", f"sp[{inner}]:F", f"ofsp[{inner}]"]
-    return tuple(f"{core}@{y}" for core in cores for y in "MF")
-
-
-@functools.lru_cache(maxsize=8)
-def kin_inventory(language: str) -> tuple[tuple[str, str], ...]:
-    """Return (label, word) for each distinct kinship word of ``language`` (first label wins)."""
-    seen: dict[str, str] = {}
-    for label in kin_labels():
-        word = kin_term(language, label)
-        if word is not None and word not in seen:
-            seen[word] = label
-    return tuple((label, word) for word, label in seen.items())
 
 
 def _kind(label: str) -> str:
     return label.split("[")[0].split(":")[0]
+
+
+@functools.lru_cache(maxsize=4096)
+def kin_candidates(
+    language: str, answer: str, possible: frozenset[str], y_sex: str, x_sex: str
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Return (possible, near, far) wrong kinship words for an item.
+
+    ``answer`` is the answer word or ``uncertain``; ``possible`` the labels the models allow.
+    Possible words (uncertain items only) are true in some model; near ones share the kind of
+    relation (ancestor, collateral, ...) of the models, far ones do not.
+    """
+    kind = _kind(sorted(possible)[0])
+    allowed: list[str] = []
+    near: list[str] = []
+    far: list[str] = []
+    for word in kin_words.words(language):
+        label = kin_words.pattern(language, word, y_sex, x_sex)
+        if label is None or kin_words.word_of(language, label) != word:
+            continue  # never true of this person, or another word for them
+        if answer != kin_words.UNCERTAIN and kin_words.overlap(language, answer, word):
+            continue
+        hits = [kin_words.covers(language, word, p) for p in possible]
+        if all(hits):
+            continue
+        if any(hits):
+            allowed.append(word)
+        elif _kind(label.split("|")[0]) == kind:
+            near.append(word)
+        else:
+            far.append(word)
+    return tuple(allowed), tuple(near), tuple(far)
 
 
 def pick_distractors(
@@ -56,29 +61,36 @@ def pick_distractors(
     answer: str,
     possible: frozenset[str],
     options: Any,
-    sex_head: str,
+    sexes: tuple[str, str],
+    avoid: Callable[[str, str], bool] = lambda label, text: False,
+    lengths: str | None = None,
 ) -> list[str]:
-    """Return the formal labels of the wrong options (distinct texts, none equal to the answer).
+    """Return the wrong options (kinship: words; else formal labels), distinct and disjoint.
 
-    Determined answers: every label is false in every model. Uncertain: definite labels the
+    Determined answers: every option is false in every model. Uncertain: definite options the
     models allow come first (each is false in some other model), then impossible ones.
+    ``sexes`` = (sex of the person asked about, sex of the one asked from); ``avoid`` skips
+    options it flags (given label and text; e.g. words the premises use) unless none is left;
+    ``lengths`` = ``"shorter"``/``"longer"`` prefers texts shorter/longer than the answer's.
     """
     wanted = options.n_options - 1
-    if options.uncertain and answer != "uncertain":
+    if options.offers_uncertain(domain) and answer != "uncertain":
         wanted -= 1
+    if wanted <= 0:
+        return []
+    x_sex, y_sex = sexes
     if domain == "kinship":
-        ruled = {kin_term(language, label) for label in possible}
-        pool = [label for label, word in kin_inventory(language) if word not in ruled]
-        near = [label for label in pool if _kind(label) == _kind(sorted(possible)[0])]
-        far = [label for label in pool if label not in near]
-        rng.shuffle(near)
-        rng.shuffle(far)
-        first: list[str] = []
-        if answer == "uncertain":
-            allowed = {kin_term(language, label): label for label in sorted(possible)}
-            first = list(allowed.values())
-            rng.shuffle(first)
-        ordered = first + near[: max(wanted, 2)] + far
+        allowed, near, far = (
+            list(group) for group in kin_candidates(language, answer, possible, y_sex, x_sex)
+        )
+        for group in (allowed, near, far):
+            rng.shuffle(group)
+        if rng.random() < 0.5:  # near ones first (tempting), else any (lengths vary)
+            tail = near[: max(wanted, 2)] + far + near[max(wanted, 2) :]
+        else:
+            tail = near + far
+            rng.shuffle(tail)
+        ordered = (allowed if answer == "uncertain" else []) + tail
     else:
         if domain == "position":
             table = COMPASS_LABELS if frame == "compass" else RELATIVE_LABELS
@@ -90,16 +102,27 @@ def pick_distractors(
         rng.shuffle(allowed_first)
         rng.shuffle(rest)
         ordered = (allowed_first if answer == "uncertain" else []) + rest
+
+    def text(label: str) -> str | None:
+        if domain == "kinship":
+            return render.kin_word_option(language, label)
+        return render.option_text(language, domain, label, x_sex)
+
     chosen: list[str] = []
-    if wanted <= 0:
-        return chosen
-    texts: set[str | None] = {render.option_text(language, domain, answer, sex_head)}
-    for label in ordered:
-        text = render.option_text(language, domain, label, sex_head)
-        if text is None or text in texts or label == answer:
+    seen: set[str | None] = {text(answer)} if answer != "uncertain" else set()
+    if lengths is not None and answer != "uncertain":
+        size = len(text(answer) or "")
+        first = [x for x in ordered if (len(text(x) or "") < size) == (lengths == "shorter")]
+        ordered = first + [x for x in ordered if x not in first]
+    late = [label for label in ordered if avoid(label, text(label) or "")]
+    for label in [label for label in ordered if label not in late] + late:
+        shown = text(label)
+        if shown is None or shown in seen or label == answer:
+            continue
+        if domain == "kinship" and any(kin_words.overlap(language, label, c) for c in chosen):
             continue
         chosen.append(label)
-        texts.add(text)
+        seen.add(shown)
         if len(chosen) == wanted:
             break
     return chosen

@@ -64,16 +64,18 @@ def fr_agree(adjective: str, feminine: bool) -> str:
     return adjective + "e"
 
 
-_EN_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-_FR_NUMBERS = ("zéro", "une", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf")
-_ZH_NUMBERS = ("零", "一", "两", "三", "四", "五", "六", "七", "八", "九")
-_KO_NATIVE_COUNTED = ("영", "한", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉")
+_EN_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+               "ten")  # fmt: skip
+_FR_NUMBERS = ("zéro", "une", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf",
+               "dix")  # fmt: skip
+_ZH_NUMBERS = ("零", "一", "两", "三", "四", "五", "六", "七", "八", "九", "十")
+_KO_NATIVE_COUNTED = ("영", "한", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉", "열")
 
 
 def count_people(language: str, n: int) -> str:
     """Return "n people" in ``language`` with its counter: 五个人, 5人, 다섯 명, cinq personnes."""
-    if not 1 <= n <= 9:
-        raise ValueError(f"count {n} outside 1..9")
+    if not 1 <= n <= 10:
+        raise ValueError(f"count {n} outside 1..10")
     if language == "en":
         return f"{_EN_NUMBERS[n]} {'person' if n == 1 else 'people'}"
     if language == "fr":

@@ -88,7 +88,7 @@ ORDER_QUESTION: dict[str, dict[str, str]] = {
     },
     "zh": {
         "height": "与{c}相比，{a}是更高、更矮，还是一样高？",
-        "age": "与{c}相比，{a}的年龄是更大、更小，还是同岁？",
+        "age": "{a}的年龄比{c}大、小，还是一样大？",
         "arrival": "与{c}相比，{a}是先到、后到，还是同时到达？",
     },
     "ja": {
@@ -132,7 +132,7 @@ ORDER_OPTIONS: dict[str, dict[str, str]] = {
         "same_height": "一样高",
         "older": "更大",
         "younger": "更小",
-        "same_age": "同岁",
+        "same_age": "一样大",
         "before": "先到",
         "after": "后到",
         "same_time": "同时到达",

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 import relreason.generate.grammar as grammar
 import relreason.generate.lexicon as lexicon
 import relreason.generate.lexicon_order as lexicon_order
+from relreason.generate import kin_words
 from relreason.generate.kin_terms import FRENCH_FEMININE
-from relreason.generate.kin_terms import term as kin_term
 
 Triple = Sequence[str]
 _ADJ = re.compile(r"\{adj:([^}]+)\}")
@@ -83,16 +83,19 @@ def kin_question(language: str, head: str, tail: str) -> str:
     }[language]
 
 
-def kin_option(language: str, label: str) -> str | None:
-    """Return the option text of a kinship label in ``language`` (None: no word for it)."""
-    word = kin_term(language, label)
-    if word is None:
-        return None
+def kin_word_option(language: str, word: str) -> str:
+    """Return the option text of a kinship word ("Grandmother", "Sa grand-mère", 외할머니)."""
     if language == "en":
         return _capitalize(word)
     if language == "fr":
         return _capitalize(grammar.fr_possessive(word, word in FRENCH_FEMININE))
     return word
+
+
+def kin_option(language: str, label: str) -> str | None:
+    """Return the option text of a kinship label or pattern (None: no word for it)."""
+    word = kin_words.word_of(language, label)
+    return None if word is None else kin_word_option(language, word)
 
 
 def position_intro(language: str, frame: str, count: int) -> str:

@@ -1,6 +1,6 @@
 """Position and order worlds: entities at integer points, enumerated along the premise tree.
 
-A position premise ``(A, north_of, B)`` says A is directly north of B: same x, larger y; a
+A position premise ``(A, north_of, B)`` says A is due north of B: same x, larger y (any distance); a
 diagonal one (``northeast_of``) says both coordinates are larger, by any amounts. An order
 premise ``(A, taller_than, B)`` says A's height exceeds B's; ``same_height`` says they are
 equal. A model (world) gives every entity integer coordinates (or a value); each strict
@@ -116,6 +116,11 @@ def _path(premises: Sequence[Triple], head: str, tail: str) -> list[tuple[Triple
         steps.append((triple, backwards))
         at = before
     return list(reversed(steps))
+
+
+def path_length(premises: Sequence[Triple], head: str, tail: str) -> int:
+    """Return the number of premises on the path from ``tail`` to ``head`` (the hops)."""
+    return len(_path(premises, head, tail))
 
 
 def _connected(

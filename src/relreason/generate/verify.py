@@ -16,14 +16,14 @@ from typing import Any
 import relreason.generate.lexicon as lexicon
 import relreason.generate.render as render
 from relreason.errors import DataError
+from relreason.generate import kin_words
 from relreason.generate.assemble import question_text
 from relreason.generate.compose import DOMAINS
 from relreason.generate.errors import SolverError
-from relreason.generate.kin_terms import term as kin_term
 from relreason.generate.kin_world import PREMISE_RELATIONS
 from relreason.generate.records import read_items
 from relreason.generate.solver import SEX_VALUES, domain_of, solve
-from relreason.generate.spatial import COMPASS, ORDER
+from relreason.generate.spatial import COMPASS, ORDER, path_length
 
 
 @dataclass(frozen=True)
@@ -39,16 +39,35 @@ class Problem:
 
 
 def _word(language: str, domain: str, label: str) -> str | None:
+    """Return what an option label says: a kinship word, else the label itself."""
     if domain == "kinship" and label != "uncertain":
-        return kin_term(language, label)
+        return kin_words.word_of(language, label)
     return label
 
 
 def _expected(language: str, domain: str, labels: frozenset[str]) -> str | None:
-    words = {_word(language, domain, label) for label in labels}
-    if not labels or None in words:
+    """Return the answer the models entail (a word or label, or 'uncertain'); None: no words."""
+    if not labels:
         return None
-    return next(iter(words)) if len(words) == 1 else "uncertain"
+    if domain == "kinship":
+        return kin_words.answer_word(language, labels)
+    return next(iter(labels)) if len(labels) == 1 else "uncertain"
+
+
+def _true_in(language: str, domain: str, label: str, model: str) -> bool:
+    """Return whether the option ``label`` is true in a model where the answer is ``model``."""
+    if domain == "kinship":
+        word = kin_words.word_of(language, label)
+        return word is not None and kin_words.covers(language, word, model)
+    return label == model
+
+
+def _meet(language: str, domain: str, first: str, second: str) -> bool:
+    """Return whether two options are both true in some world (their meanings meet)."""
+    if domain == "kinship":
+        a, b = kin_words.word_of(language, first), kin_words.word_of(language, second)
+        return a is not None and b is not None and kin_words.overlap(language, a, b)
+    return first == second
 
 
 def _shape(raw: Any) -> str | None:
@@ -117,28 +136,18 @@ def _verify_item(raw: Any, where: str) -> list[Problem]:
                 f"{raw['answer']!r}, but the models give {expected!r} (labels {sorted(labels)})",
             )
         )
-    hops = sum(1 for p in premises if p[1] != "sex")
+    if domain == "kinship":
+        hops = sum(1 for p in premises if p[1] != "sex")
+    else:
+        hops = path_length(premises, raw["query"][0], raw["query"][2])
     if raw["hops"] != hops:
-        problems.append(Problem(where, "hops", f"{raw['hops']}, but {hops} premises"))
+        problems.append(Problem(where, "hops", f"{raw['hops']}, but {hops} premises on the path"))
     problems += _check_frame_and_sexes(raw, premises, where)
-    sexes = raw["sexes"]
-    head_sex = sexes.get(raw["query"][0])
     options, option_labels = raw["options"], raw["option_labels"]
     if len(options) != len(option_labels):
         problems.append(Problem(where, "option_labels", "not one label per option"))
-    for text, label in zip(options, option_labels, strict=False):
-        if render.option_text(language, domain, label, head_sex) != text:
-            problems.append(Problem(where, "options", f"{text!r} is not the text of {label!r}"))
-        word = _word(language, domain, label)
-        if label != raw["answer"] and expected != "uncertain" and word == expected:
-            problems.append(Problem(where, "options", f"{text!r} is also right"))
-        if (
-            label != "uncertain"
-            and expected != "uncertain"
-            and word != expected
-            and any(_word(language, domain, allowed) == word for allowed in labels)
-        ):
-            problems.append(Problem(where, "options", f"{text!r} is right in some model"))
+    problems += _check_options(raw, labels, expected, where)
+    sexes = raw["sexes"]
     if options.count(raw["correct"]) != 1:
         problems.append(Problem(where, "correct", "not exactly once among the options"))
     elif (
@@ -157,10 +166,57 @@ def _verify_item(raw: Any, where: str) -> list[Problem]:
     return problems
 
 
+def _check_options(
+    raw: dict[str, Any], labels: frozenset[str], expected: str, where: str
+) -> list[Problem]:
+    """Check each option's text and meaning: one right answer, no two true in any world."""
+    language, domain, sexes = raw["language"], raw["domain"], raw["sexes"]
+    head, tail = raw["query"][0], raw["query"][2]
+    problems: list[Problem] = []
+    definite: list[tuple[str, str]] = []
+    for text, label in zip(raw["options"], raw["option_labels"], strict=False):
+        if render.option_text(language, domain, label, sexes.get(head)) != text:
+            problems.append(Problem(where, "options", f"{text!r} is not the text of {label!r}"))
+        if label == "uncertain":
+            continue
+        definite.append((text, label))
+        if domain == "kinship":
+            word = kin_words.word_of(language, label)
+            wanted = None
+            if word is not None and head in sexes and tail in sexes:
+                wanted = kin_words.pattern(language, word, sexes[tail], sexes[head])
+            if wanted != label:
+                problems.append(
+                    Problem(
+                        where,
+                        "option_labels",
+                        f"{label!r} is not what {text!r} means for these persons ({wanted!r})",
+                    )
+                )
+        hits = [_true_in(language, domain, label, model) for model in labels]
+        if all(hits) and label != raw["answer"]:
+            problems.append(Problem(where, "options", f"{text!r} is also right"))
+        elif any(hits) and expected != "uncertain" and label != raw["answer"]:
+            problems.append(Problem(where, "options", f"{text!r} is right in some model"))
+    for i, (text, label) in enumerate(definite):
+        for other_text, other in definite[i + 1 :]:
+            if _meet(language, domain, label, other):
+                problems.append(
+                    Problem(
+                        where, "options", f"{text!r} and {other_text!r} are both true in a world"
+                    )
+                )
+    return problems
+
+
 def _check_frame_and_sexes(
     raw: dict[str, Any], premises: list[tuple[str, ...]], where: str
 ) -> list[Problem]:
-    """Check the frame against the premise relations and the sexes against every premise."""
+    """Check the frame against the premise relations and the sexes against every premise.
+
+    Kinship: every person's sex is given by a premise (a relation word or a sex statement),
+    so ``sexes`` holds what the question says, never one model's guess.
+    """
     problems: list[Problem] = []
     relations = [p[1] for p in premises]
     domain = raw["domain"]
@@ -179,16 +235,23 @@ def _check_frame_and_sexes(
     if set(sexes) != people or any(v not in ("M", "F") for v in sexes.values()):
         problems.append(Problem(where, "sexes", "not one M/F for each person of the premises"))
         return problems
+    given: set[str] = set()
     for a, relation, b in premises:
         implied = (
             SEX_VALUES.get(b)
             if relation == "sex"
             else PREMISE_RELATIONS.get(relation, ("", None))[1]
         )
-        if implied is not None and sexes[a] != implied:
-            problems.append(
-                Problem(where, "sexes", f"{a!r} contradicts premise {[a, relation, b]}")
-            )
+        if implied is not None:
+            given.add(a)
+            if sexes[a] != implied:
+                problems.append(
+                    Problem(where, "sexes", f"{a!r} contradicts premise {[a, relation, b]}")
+                )
+    if domain == "kinship" and people - given:
+        problems.append(
+            Problem(where, "sexes", f"no premise gives the sex of {sorted(people - given)}")
+        )
     return problems
 
 

@@ -1,0 +1,117 @@
+"""Wording that gives surface rules nothing to go on, without changing what an item says.
+
+A position or order premise can be stated from either person (``A is taller than B`` = ``B is
+shorter than A``) and the premises in any order; the facts, the solver's answer and the options
+stay the same. For each item, every rule of ``BALANCED`` gets a target (to hit the gold option
+while it has done so on fewer than one item in n of its domain so far, else to miss it, weighed
+by how far behind or ahead it is), and of a few dozen
+wordings (and a few draws of the wrong options) the one meeting the most targets is kept: over
+a set, each rule is then right about as often as chance. The option-length rules are balanced
+the same way. Kinship premises keep their order (each names the next person); their options
+avoid the words the premises use instead (``distractors``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from relreason.generate import render
+from relreason.generate.assemble import question_text
+from relreason.generate.chains import _COMPASS_OPPOSITE, _ORDER_OPPOSITE, _RELATIVE_OPPOSITE
+from relreason.generate.heuristics import (
+    SURFACE,
+    Heuristic,
+    gold_index,
+    longest_option,
+    score,
+    shortest_option,
+)
+
+TRIES = 16
+OPTION_TRIES = 3
+_OPPOSITE: dict[str, str] = {**_COMPASS_OPPOSITE, **_RELATIVE_OPPOSITE, **_ORDER_OPPOSITE}
+BALANCED: dict[str, Heuristic] = {
+    **SURFACE,
+    "longest option": longest_option,
+    "shortest option": shortest_option,
+}
+"""The rules each item's wording and options are chosen against."""
+
+
+def kin_premise_text(
+    language: str,
+    premises: Sequence[Sequence[str]],
+    rename: Mapping[str, str],
+    sexes: Mapping[str, str],
+) -> str:
+    """Return the kinship premises as the question words them (case-folded), for ``avoid``."""
+    named = {rename.get(p, p): s for p, s in sexes.items()}
+    sentences = [
+        render.kin_premise(language, (rename[a], r, rename.get(b, b)), named)
+        for a, r, b in premises
+    ]
+    return render.join(language, sentences).casefold()
+
+
+def scores(item: Mapping[str, Any]) -> dict[str, float]:
+    """Return each balanced rule's score on ``item`` (1: picks the gold option)."""
+    gold, n = gold_index(item), len(item["options"])
+    return {name: score(rule(item), gold, n) for name, rule in BALANCED.items()}
+
+
+def target(behind: float) -> float:
+    """Return a rule's target from how many gold picks it is behind its share (negative: ahead):
+    positive = should pick the gold option, negative = should not; the size weighs it."""
+    gap = behind - 0.5
+    return (1.0 + gap) if gap > 0 else -(1.0 - gap)
+
+
+def _cost(item: Mapping[str, Any], targets: Mapping[str, float]) -> float:
+    got = scores(item)
+    return sum(
+        t * (1.0 - got[name]) if t > 0 else -t * got[name]
+        for name, t in ((name, targets[name]) for name in BALANCED)
+    )
+
+
+def balance_surface(
+    rng: random.Random, item: dict[str, Any], targets: Mapping[str, float] | None = None
+) -> tuple[dict[str, Any], float]:
+    """Return ``item`` with its position/order premises worded to meet the rule targets, and
+    the cost left (rules missing their target)."""
+    goal = targets if targets is not None else dict.fromkeys(BALANCED, -1.0)
+    best, best_cost = item, _cost(item, goal)
+    if item["domain"] == "kinship":
+        return best, best_cost
+    base = [tuple(p) for p in item["premises"]]
+    for _ in range(TRIES):
+        if best_cost == 0:
+            break
+        premises = [[b, _OPPOSITE[r], a] if rng.random() < 0.5 else [a, r, b] for a, r, b in base]
+        rng.shuffle(premises)
+        question = question_text(
+            item["language"], item["domain"], item["frame"], premises, item["query"], item["sexes"]
+        )
+        candidate = {**item, "question": question, "premises": premises}
+        cost = _cost(candidate, goal)
+        if cost < best_cost:
+            best, best_cost = candidate, cost
+    return best, best_cost
+
+
+def choose(
+    rng: random.Random, candidates: Sequence[dict[str, Any]], goal: Mapping[str, float]
+) -> tuple[dict[str, Any], float]:
+    """Return the candidate (same facts, other options or wording) meeting the most targets
+    (``goal``: rule name -> ``target``) and its cost (targets missed, weighed)."""
+    best: tuple[float, dict[str, Any]] | None = None
+    for candidate in candidates:
+        worded, cost = balance_surface(rng, candidate, goal)
+        if best is None or cost < best[0]:
+            best = (cost, worded)
+        if cost == 0:
+            break
+    assert best is not None
+    return best[1], best[0]

@@ -1,0 +1,99 @@
+"""``generate audit``: surface heuristics against chance on the shipped set and on fresh sets;
+a set with a planted shortcut fails."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from relreason.generate.audit import audit, audit_items, table
+from relreason.generate.cli import generate_app
+from relreason.generate.compose import ComposeOptions, compose
+from relreason.generate.default import default_path
+from relreason.generate.lexicon import LANGUAGES
+from relreason.generate.records import write_items
+
+runner = CliRunner()
+
+
+FRESH_SEED = 7  # not the shipped set's seed (2026); chosen before looking at its audit
+
+
+@pytest.fixture(scope="session")
+def fresh() -> list[dict[str, Any]]:
+    """500 fresh items (100 per language) from another seed than the shipped set's."""
+    seed = FRESH_SEED
+    items: list[dict[str, Any]] = []
+    for language in LANGUAGES:
+        items += compose(ComposeOptions(language=language, seed=seed, count=100))
+    return items
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_shipped_set_gives_no_heuristic_an_edge(language: str) -> None:
+    result = audit(default_path(language))
+    assert result.passed, table(result)
+    assert {row.heuristic for row in result.rows} >= {
+        "always first (A)",
+        "last premise's relation",
+        "majority relation (tie: Uncertain)",
+        "sex filter (kinship)",
+        "answer word in the premises",
+        "longest option",
+        "never Uncertain",
+        "all ties -> same (order)",
+    }
+
+
+def test_the_whole_shipped_set_together() -> None:
+    items: list[dict[str, Any]] = []
+    for language in LANGUAGES:
+        items += json.loads(default_path(language).read_text(encoding="utf-8"))
+    result = audit_items(items, "shipped")
+    assert result.passed, table(result)
+    assert result.all_ties_share == 0.0
+    for key, share in result.uncertain_share.items():
+        if key.endswith("kinship") and key[:2] in ("en", "fr"):
+            assert share == 0.0  # never offered there: it could never be right
+        else:
+            assert 0.2 <= share <= 0.3, (key, share)
+
+
+def test_a_fresh_set_gives_no_heuristic_an_edge(fresh: list[dict[str, Any]]) -> None:
+    result = audit_items(fresh, f"fresh seed {fresh[0]['seed']}")
+    assert result.passed, table(result)
+
+
+def test_a_planted_shortcut_is_caught(fresh: list[dict[str, Any]]) -> None:
+    planted = copy.deepcopy(fresh)
+    for item in planted:  # the right answer always first
+        i = item["options"].index(item["correct"])
+        for field in ("options", "option_labels"):
+            item[field].insert(0, item[field].pop(i))
+    result = audit_items(planted)
+    first = next(row for row in result.rows if row.heuristic == "always first (A)")
+    assert first.accuracy == 1.0 and not first.holds_chance and not result.passed
+
+
+def test_cli_table_json_and_exit_codes(tmp_path: Path, fresh: list[dict[str, Any]]) -> None:
+    good = write_items(fresh, tmp_path / "fresh.json")
+    shown = runner.invoke(generate_app, ["audit", str(good)])
+    assert shown.exit_code == 0, shown.output
+    assert "every heuristic holds chance" in shown.output
+    data = json.loads(runner.invoke(generate_app, ["audit", str(good), "--json"]).output)
+    assert data["passed"] and data["n_items"] == len(fresh)
+    assert all(row["low"] <= row["chance"] <= row["high"] for row in data["heuristics"])
+    skewed = [
+        dict(item, options=item["options"]) for item in fresh if item["answer"] == "uncertain"
+    ]
+    bad = write_items(skewed, tmp_path / "skewed.json")  # only "Uncertain" answers
+    failed = runner.invoke(generate_app, ["audit", str(bad)])
+    assert failed.exit_code == 1 and "NO" in failed.output
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps([{"question": "?"}]), encoding="utf-8")
+    assert runner.invoke(generate_app, ["audit", str(broken)]).exit_code != 0
