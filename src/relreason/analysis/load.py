@@ -23,6 +23,7 @@ import pandas as pd
 from relreason.analysis.item_columns import ITEM_FIELDS, add_items, series
 from relreason.analysis.item_columns import official_reading as official_reading
 from relreason.analysis.run_cache import cached_read
+from relreason.analysis.runs_table import read_summary
 from relreason.analysis.setup import label_runs
 from relreason.errors import UsageError
 from relreason.records import MANIFEST, SUMMARY, load_records, read_manifest
@@ -212,8 +213,7 @@ def _read_run(folder: Path) -> dict[str, Any]:
     records = [found[i] for i in sorted(found)]
     row = _run_row(folder, folder, manifest, len(records))
     summary = folder / SUMMARY
-    totals = json.loads(summary.read_text("utf-8")) if summary.is_file() else {}
-    totals = totals if isinstance(totals, dict) else {}
+    totals = read_summary(summary)  # DataError naming the file when unreadable
     if row["n_items"] is None:
         row["n_items"] = totals.get("n")
     row["n_task"] = totals.get("n_task") or row["n_items"]  # the task's size before a limit

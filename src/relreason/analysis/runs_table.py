@@ -23,7 +23,7 @@ def collect(out: Path) -> list[dict[str, Any]]:
         folder = manifest_path.parent
         manifest = read_manifest(folder)
         description = manifest.get("description") or {}
-        summary = _summary(folder / "summary.json")
+        summary = read_summary(folder / "summary.json")
         name = description.get("benchmark", manifest.get("benchmark"))
         task, setting = _cell(str(name), description)
         done = summary.get("n", 0)
@@ -57,8 +57,8 @@ def _records_done(folder: Path) -> int:
     return len(load_records(folder))
 
 
-def _summary(path: Path) -> dict[str, Any]:
-    """A run's summary.json (empty when absent); ``DataError`` naming it when unreadable."""
+def read_summary(path: Path) -> dict[str, Any]:
+    """Return a run's summary.json (empty when absent); ``DataError`` naming it when unreadable."""
     if not path.is_file():
         return {}
     try:
