@@ -7,6 +7,7 @@ is exactly what the generator makes. Nothing to download: ``load_default`` reads
 
 from __future__ import annotations
 
+import functools
 from importlib import resources
 from pathlib import Path
 
@@ -35,8 +36,9 @@ def default_file_name(language: str) -> str:
     return f"compose_{language}.json"
 
 
+@functools.lru_cache(maxsize=8)
 def default_text(language: str) -> str:
-    """Return the exact text of the default file of ``language``, built now."""
+    """Return the exact text of the default file of ``language``, built now (once a process)."""
     return dumps(compose(default_options(language)))
 
 
