@@ -46,12 +46,16 @@ def test_the_corpus_covers_the_benchmarks_languages_and_models() -> None:
 def test_heldout_agreement_is_at_least_99_percent_per_language(name: str) -> None:
     counts = corpus.agreement(row for row in HELDOUT if row["benchmark"] == name)
     assert counts
-    shown = {lang: f"{same}/{total} = {same / total:.4f}" for (_, lang), (same, total) in counts.items()}
+    shown = {
+        lang: f"{same}/{total} = {same / total:.4f}" for (_, lang), (same, total) in counts.items()
+    }
     print(f"\n{name} held-out agreement: {shown}")
     for (_, language), (same, total) in counts.items():
         assert same / total >= TARGET, f"{name} {language}: {same}/{total}"
 
 
-@pytest.mark.parametrize("row", [r for r in ROWS if r["source"] == "written"], ids=lambda r: r["id"])
+@pytest.mark.parametrize(
+    "row", [r for r in ROWS if r["source"] == "written"], ids=lambda r: r["id"]
+)
 def test_every_written_case_is_read_as_the_person_reads_it(row: dict[str, object]) -> None:
     assert corpus.read(row) == row["label"], row["note"]

@@ -13,7 +13,7 @@ import re
 from relreason.scoring.common import match_option_text, normalize_text, normalized_choices
 from relreason.scoring.reading import sentence_key
 
-__all__ = ["UNCERTAIN", "labelled_statements", "subject_option"]
+__all__ = ["UNCERTAIN", "is_listing", "labelled_statements", "subject_option"]
 
 _OPTION_LABEL = re.compile(
     r"(?:(?i:option|choice|l'option)\s*|选项|選項|選択肢|선택지|보기)[(\[]?([A-G])[)\]]?"
@@ -79,7 +79,7 @@ def labelled_statements(
     found: list[tuple[int, str, bool]] = []
     for m in _OPTION_LABEL.finditer(text):
         letter = m.group(1)
-        if letter in choices and not _listing(text, m.end(), letter, choices, choice_texts):
+        if letter in choices and not is_listing(text, m.end(), letter, choices, choice_texts):
             named = match_option_text(text[m.end() :], choice_texts, prefix=True)
             if named is not None or m.group(2) is not None:
                 bad = named is not None and named < len(choices) and choices[named] != letter
@@ -88,7 +88,7 @@ def labelled_statements(
         letter = m.group(1)
         named = match_option_text(text[m.end() :], choice_texts, prefix=True)
         own = named is not None and named < len(choices) and choices[named] == letter
-        if own and not _listing(text, m.end(), letter, choices, choice_texts):
+        if own and not is_listing(text, m.end(), letter, choices, choice_texts):
             found.append((m.start(1), letter, False))
     conclusions = list(_CONCLUSION.finditer(text))
     if conclusions:
@@ -102,11 +102,12 @@ def labelled_statements(
     return found
 
 
-def _listing(
+def is_listing(
     text: str, end: int, letter: str, choices: tuple[str, ...], choice_texts: tuple[str, ...]
 ) -> bool:
     """Whether the label of ``letter`` ending at ``end`` is followed by its option's text and
-    then another label: a listing of the options ("Answer choices: A) East B) West")."""
+    then another label: a listing of the options ("Answer choices: A) East B) West"). Never
+    raises."""
     index = choices.index(letter)
     if index >= len(choice_texts):
         return False

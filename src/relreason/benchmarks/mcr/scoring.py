@@ -28,7 +28,7 @@ from relreason.scoring.common import (
     pre_score,
     status_for,
 )
-from relreason.scoring.forms import labelled_statements, subject_option
+from relreason.scoring.forms import is_listing, labelled_statements, subject_option
 from relreason.scoring.reading import (
     clean_output,
     hedge_after,
@@ -217,6 +217,7 @@ def _read_robust(
         head = _read_text(text[: turn.start()].strip(), choices, choice_texts)
         if head[0] is not None:
             return head
+        text = _NEW_TURN.sub("\n", text)  # the turns' "A:" cues are no answers
     return _read_text(text, choices, choice_texts)
 
 
@@ -278,6 +279,8 @@ def _statements(
         if after is not None:
             letter = after.group(1)
             other = hedge_after(text, after.end(), letter)
+            if other is None and _lists_on(text, after.end(), letter, choices, choice_texts):
+                continue  # "The answer is A) East B) West C) ...": the options listed
             if letter in choices or other is not None:
                 named = _named_after(text, after.end(), choice_texts)
                 bad = _contradicts(named, letter, choices)
@@ -344,3 +347,18 @@ def _named_after(text: str, end: int, choice_texts: tuple[str, ...]) -> int | No
 def _contradicts(named: int | None, letter: str, choices: tuple[str, ...]) -> bool:
     """Whether an option text found after ``letter`` belongs to another choice."""
     return named is not None and named < len(choices) and choices[named] != letter
+
+
+def _lists_on(
+    text: str, end: int, letter: str, choices: tuple[str, ...], choice_texts: tuple[str, ...]
+) -> bool:
+    """Whether the letter ending at ``end`` is the first label of a listing of the options."""
+    if letter not in choices or text[end : end + 1] not in (")", "]", ":"):
+        return False
+    return is_listing(
+        text,
+        end + 1 + (len(text[end + 1 :]) - len(text[end + 1 :].lstrip())),
+        letter,
+        choices,
+        choice_texts,
+    )
