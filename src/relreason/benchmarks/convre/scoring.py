@@ -55,6 +55,13 @@ _LEAD_IN = re.compile(
     r"(?:(?P<option>(?i:option|choice))\s*|[^\n]{1,120}?[,:]\s+)"
     r"[(\[]?(?P<letter>[AB])[)\]]?\s*[:.)]\s*(?P<text>\S.*)"
 )
+_LABELS_ONLY = re.compile(r"\(?A\)?[ \t]*[,;/]?[ \t]*\(?B\)?|\(?B\)?[ \t]*[,;/]?[ \t]*\(?A\)?")
+_TEXT_THEN_LABEL = re.compile(r"(.+?)[ \t]*\(([AB])\)[.]?")
+_ANSWER_IS = re.compile(
+    r"(?i:\bthe\s+(?:correct\s+|right\s+|final\s+)?answer\s+is)\s*:?\s*[\"'(\[*]*\s*([AB])"
+    r"(?![A-Za-z0-9\u00C0-\u024F])"
+)
+_ECHO_QUESTION = re.compile(r"\n[^\n]*(?i:which choice|to convert the question)")
 _LABELLED = re.compile(
     r"(?:\(([AB])\)\s*[:.,]?|([AB])\s*(?:[:.),]|\s[-\u2013\u2014]|(?=\s+(?i:because|since)\b)))"
     r"\s*(\S.*)"
@@ -162,9 +169,16 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
         return _final_statement(text, 1) or _Read(None, "none", f"hedge: {' or '.join(hedge)}")
     if _BARE_LABEL.fullmatch(first) and len({m.group(1) for m in _BARE_LABEL.finditer(text)}) == 2:
         return _Read(None, "none", "restates both choices (their labels)")
+    if _LABELS_ONLY.fullmatch(first):
+        return _Read(None, "none", "restates both choices (their labels)")
     clean = _CLEAN_LINE.fullmatch(first) or _LOWER_LINE.fullmatch(first)
     if clean is not None:
-        return _Read(clean.group(1).upper(), "clean")
+        return _clean_unless_contradicted(clean.group(1).upper(), text)
+    text_first = _TEXT_THEN_LABEL.fullmatch(first)
+    if text_first is not None:
+        named = match_option_text(text_first.group(1), choice_texts)
+        if named is not None and LETTERS[named] == text_first.group(2):
+            return _Read(LETTERS[named], "clean")
     verdict, wrong = verdict_letter(first, LETTERS, choice_texts)
     if verdict is not None:
         return _Read(verdict, "pattern")
@@ -201,6 +215,25 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
     return _final_statement(text, 0, choice_texts) or _Read(
         None, "none", "no answer statement found"
     )
+
+
+def _clean_unless_contradicted(letter: str, text: str) -> _Read:
+    """A clean first-line letter, unless the text right after it (before any echo of the
+    question) says "the answer is" the other letter: " A\n\nThe answer is: B" is two answers,
+    no answer; repeated "Answer: B" cues are invented turns and do not count."""
+    echo = _ECHO_QUESTION.search(text)
+    region = text[: echo.start()] if echo is not None else text
+    start = region.find("\n")
+    if start >= 0:
+        for m in _ANSWER_IS.finditer(region, start):
+            other = m.group(1)
+            if (
+                other in LETTERS
+                and other != letter
+                and hedge_after(region, m.end(1), other) is None
+            ):
+                return _Read(None, "none", f"conflicting answers: {letter}, then {other}")
+    return _Read(letter, "clean")
 
 
 def _lead_in(first: str, choice_texts: tuple[str, str]) -> _Read | None:

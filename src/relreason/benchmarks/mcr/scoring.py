@@ -85,7 +85,9 @@ _LEADING_BARE = re.compile(
 )
 _LEADING_TEXT = re.compile(r"\**([A-G])\**[ \t]+(?:[-\u2013\u2014][ \t]+)?(\S[^\n]*)")
 _CONTINUATION = re.compile(r"\n[ \t]*Q[ \t]*:")
-_NEW_TURN = re.compile(r"\n[ \t]*A[ \t]*:")
+_NEW_TURN = re.compile(
+    r"\n[ \t]*(?:A[ \t]*:|[B-G][ \t]*:(?=[ \t]*(?i:among\s+options|the\s+answer)))"
+)
 _CUE = re.compile(r"A[ \t]*:[ \t]*(?=[(\[]?[A-G][)\]])")
 
 
@@ -217,7 +219,9 @@ def _read_robust(
         head = _read_text(text[: turn.start()].strip(), choices, choice_texts)
         if head[0] is not None:
             return head
-        text = _NEW_TURN.sub("\n", text)  # the turns' "A:" cues are no answers
+        text = _NEW_TURN.sub(
+            "\n", text
+        )  # the turns' cues ("A:", "B: Among options") are no answers
     return _read_text(text, choices, choice_texts)
 
 
