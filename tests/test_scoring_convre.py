@@ -60,6 +60,7 @@ def item(gold: str = "B", texts: tuple[str, str] = RE2TEXT) -> EvalItem:
         ("I think the correct choice is (A) here.", "A", "pattern"),
         ("The answer is A. Wait, no: the answer is B", "B", "pattern"),
         ("So the answer is B: Find an entity that anthony fauci is employed by.", "B", "pattern"),
+        ("the answer is b", "B", "clean"),  # a lowercase letter (issue 20: was unread)
     ],
 )
 def test_non_cot_forms(output: str, letter: str, method: str) -> None:
@@ -78,7 +79,7 @@ def test_non_cot_forms(output: str, letter: str, method: str) -> None:
         " A. works for\n B. employed by",
         "A: Find an entity that anthony fauci is employed by.",  # letter with the other text
         "Instruction: (x, works for, y) indicates that y works for x.",
-        "the answer is b",
+        "the answer is a person",  # a lowercase "a" that is an article
         "So the answer is A: Find an entity that anthony fauci is employed by.",
         "I believe the correct choice is (B) Find an entity that works for anthony fauci.",
     ],
@@ -170,7 +171,8 @@ def test_logprob_fallback_picks_the_likelier_letter() -> None:
 
 
 def test_logprob_fallback_token_forms_and_switch() -> None:
-    response = Response(text="Read the instruction", top_logprobs=({"A": -0.7, "Read": -0.1},))
+    top = ({"A": -0.7, "Read": -0.1, "▁B": -2.0},)
+    response = Response(text="Read the instruction", top_logprobs=top)
     assert score_convre(item("B"), response, cot=False).answer == "A"
     off = score_convre(item("B"), response, cot=False, logprob_fallback=False)
     assert (off.answer, off.status, off.method) == (None, "unparseable", "none")
@@ -266,6 +268,10 @@ WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=10)
 
 @given(LOWER_TEXT, st.booleans())
 def test_lowercase_text_yields_no_answer(text: str, cot: bool) -> None:
+    # a lone lowercase letter ("b") and an explicit statement with one ("the answer is b")
+    # are read (issue 20)
+    assume(not any(cue in text for cue in ("answer", "option", "choice", "答案")))
+    assume(len(text.strip().split("\n")[0].strip("()[]*.:'\" \t")) != 1)
     assert extract_convre(text, ("Find X.", "Find Y."), cot=cot)[0] is None
 
 

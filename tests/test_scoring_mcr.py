@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from relreason.benchmarks.mcr.scoring import (
@@ -272,6 +272,10 @@ OPTION_TEXTS = ("Ōne", "Twō", "Thrēe", "Fōur")  # "ō"/"ē" never occur in t
 
 @given(LOWER_TEXT)
 def test_lowercase_text_yields_no_answer(text: str) -> None:
+    # a lone lowercase letter ("b") and an explicit statement with one ("the answer is b")
+    # are read (issue 20)
+    assume(not any(cue in text for cue in ("answer", "option", "choice", "答案")))
+    assume(len(text.strip().split("\n")[0].strip("()[]*.:'\" \t")) != 1)
     assert extract_robust(text, CHOICES, OPTION_TEXTS)[0] is None
 
 

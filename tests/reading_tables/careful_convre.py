@@ -105,7 +105,7 @@ SINGLE: list[tuple[str, str, bool, str | None]] = [
     ("re2text", "A person that works for anthony fauci.", False, None),
     ("re2text", "All Answers Are Bad", False, None),
     ("re2text", "\nA:\nB:", False, None),
-    ("re2text", "the answer is b", False, None),
+    ("re2text", "the answer is b", False, "B"),  # issue 20: a lowercase letter is read
     ("re2text", "The answer is not A.", False, None),
     ("re2text", "The answer is A and B is wrong.", False, "A"),
     ("re2text", "Both A and B seem plausible, but the answer is B.", False, "B"),

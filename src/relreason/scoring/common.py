@@ -16,7 +16,9 @@ from functools import lru_cache
 from relreason.types import EvalItem, Extraction, Response, Status
 
 __all__ = [
+    "FALLBACK_MARGIN",
     "failed_extraction",
+    "fallback_letter",
     "first_token_letter",
     "match_option_text",
     "normalize_output",
@@ -30,6 +32,11 @@ __all__ = [
 _SPACES = re.compile(r"\s+")
 _FINAL_PUNCT = ".,;:!?。．，、；：！？\"'`*"
 _TOKEN_PREFIXES = ("Ġ", "▁")
+
+FALLBACK_MARGIN = 0.5
+"""How far (in natural-log units) the likelier letter must lead the other among the first
+token's top alternatives for the log-probability fallback to answer: 0.5 means at least
+e**0.5 (about 1.65) times likelier. Both letters must be among the alternatives."""
 
 
 def status_for(answer: str | None, gold: str, *, empty: bool) -> Status:
@@ -168,13 +175,7 @@ def first_token_letter(
     """
     if not top_logprobs:
         return None, "no first-token log-probabilities"
-    best: dict[str, float] = {}
-    for token, value in top_logprobs[0].items():
-        bare = token.strip()
-        for marker in _TOKEN_PREFIXES:
-            bare = bare.removeprefix(marker)
-        if bare in letters and not math.isnan(value):
-            best[bare] = max(value, best.get(bare, -math.inf))
+    best = _letter_logprobs(top_logprobs[0], letters)
     if not best:
         return None, f"none of {', '.join(letters)} among the first token's top alternatives"
     shown = ", ".join(f"{letter}={best[letter]:.4g}" for letter in letters if letter in best)
@@ -183,3 +184,46 @@ def first_token_letter(
     if len(winners) > 1:
         return None, f"first-token log-probabilities tie ({shown})"
     return winners[0], f"first-token log-probabilities {shown}"
+
+
+def _letter_logprobs(top: Mapping[str, float], letters: tuple[str, ...]) -> dict[str, float]:
+    """The best value of each letter's token forms (" A", "A", "ĠA", "▁A") among ``top``."""
+    best: dict[str, float] = {}
+    for token, value in top.items():
+        bare = token.strip()
+        for marker in _TOKEN_PREFIXES:
+            bare = bare.removeprefix(marker)
+        if bare in letters and not math.isnan(value):
+            best[bare] = max(value, best.get(bare, -math.inf))
+    return best
+
+
+def fallback_letter(
+    top_logprobs: tuple[Mapping[str, float], ...] | None,
+    letters: tuple[str, ...],
+    margin: float = FALLBACK_MARGIN,
+) -> tuple[str | None, str]:
+    """Return the letter the log-probability fallback (ConvRe paper, Appendix F) reads.
+
+    Every one of ``letters`` must be among the first generated token's top alternatives (in
+    any token form :func:`first_token_letter` accepts) and the likeliest must lead the next by
+    at least ``margin`` (:data:`FALLBACK_MARGIN`); otherwise the answer is None: an output that
+    only repeats the prompt with a letter 4th-ranked and the other absent stays unreadable.
+    Returns (letter or None, a detail naming the values). Never raises.
+    """
+    if not top_logprobs:
+        return None, "no first-token log-probabilities"
+    best = _letter_logprobs(top_logprobs[0], letters)
+    shown = ", ".join(f"{letter}={best[letter]:.4g}" for letter in letters if letter in best)
+    missing = [letter for letter in letters if letter not in best]
+    if missing:
+        found = f" ({shown})" if shown else ""
+        return None, (
+            f"{', '.join(missing)} not among the first token's top alternatives{found}:"
+            " no log-probability fallback"
+        )
+    ranked = sorted(best.values(), reverse=True)
+    if ranked[0] - ranked[1] < margin:
+        return None, f"first-token log-probabilities within {margin:g} ({shown}): no answer"
+    winner = next(letter for letter in letters if best[letter] == ranked[0])
+    return winner, f"first-token log-probabilities {shown} (lead >= {margin:g})"

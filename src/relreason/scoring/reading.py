@@ -6,19 +6,26 @@
   a list of several candidate answers, which is no answer.
 - :func:`short_statements`: "It's A.", "Option C", "I'd go with D", "C is correct",
   "C est correcte", "選択肢Cが正しいです", "C是正确的", "C가 정답입니다".
+- :func:`verdict_letter`: "A) <text> is wrong; D) <text> is right": the one option called right.
+- :func:`lowercase_statements`: "the answer is b", "答案是c": a lowercase letter in an explicit
+  answer statement.
 """
 
 from __future__ import annotations
 
 import re
 
+from relreason.scoring.common import match_option_text
+
 __all__ = [
     "clean_output",
     "hedge_after",
     "hedge_before",
     "leading_hedge",
+    "lowercase_statements",
     "sentence_key",
     "short_statements",
+    "verdict_letter",
 ]
 
 _END_TOKENS = re.compile(
@@ -125,6 +132,7 @@ def short_statements(text: str) -> list[tuple[int, int, str]]:
 
 _HEDGE_BEFORE = re.compile(rf"[A-G][)\]]?(?:{_HEDGE_LINK})(?:(?i:option|choice)\s+)?[(\[]?$")
 _POLITE_ENDINGS = (
+    "합니다",
     "でしょう",
     "です",
     "である",
@@ -154,3 +162,57 @@ def sentence_key(text: str) -> str:
         if head.endswith(ending) and len(head) > len(ending):
             return head[: -len(ending)].strip()
     return head
+
+
+_VERDICT_LABEL = re.compile(r"(?<![A-Za-z0-9\u00C0-\u024F])[(\[]?([A-G])[)\]:.][ \t]*")
+_VERDICT = re.compile(
+    r"[ \t.,]*(?:(?i:is|est|are)[ \t]+)?(?:(?i:(not|n't|pas))[ \t]+)?(?:(?i:the|la|le)[ \t]+)?"
+    r"(?:((?i:right|correct|true|answer|bonne|correcte|juste|vraie?|réponse)"
+    r"|正确|正確|正しい|正解|맞습니다|정답)"
+    r"|((?i:wrong|incorrect|false|faux|fausse|incorrecte)|错误|錯誤|間違い|誤り|틀렸|틀린|오답))"
+)
+
+
+def verdict_letter(
+    text: str, choices: tuple[str, ...], choice_texts: tuple[str, ...]
+) -> tuple[str | None, frozenset[str]]:
+    """Read "A) <text of A> is wrong; D) <text of D> is right": each label followed by its own
+    option's text and a verdict (right/correct/true or wrong/incorrect/false, "not" turning
+    one into the other, in the five languages). Returns (the one letter called right, or
+    None when none or several are, the letters called wrong). Never raises."""
+    right: set[str] = set()
+    wrong: set[str] = set()
+    for label in _VERDICT_LABEL.finditer(text):
+        letter = label.group(1)
+        if letter not in choices:
+            continue
+        index = choices.index(letter)
+        if index >= len(choice_texts) or not choice_texts[index].strip():
+            continue
+        rest = text[label.end() :]
+        if match_option_text(rest, choice_texts, prefix=True) != index:
+            continue
+        verdict = _VERDICT.match(rest, len(choice_texts[index].strip()))
+        if verdict is None:
+            continue
+        negated = verdict.group(1) is not None
+        (wrong if (verdict.group(3) is not None) != negated else right).add(letter)
+    if len(right) == 1 and not right & wrong:
+        return next(iter(right)), frozenset(wrong)
+    return None, frozenset(wrong | right if len(right) > 1 else wrong)
+
+
+_LOWER_STATEMENT = re.compile(
+    r"(?:(?i:\b(?:answer|choice|option)(?!s)\s*(?:is|(?:would|should|will|must)\s+be|[:=])"
+    r"|\br[ée]ponse\s*(?:correcte\s*)?(?:est|[:=]))"
+    r"|(?:答案|正确答案|选项|答え|正解|정답)\s*(?:是|为|は|은|는|[:=])?)"
+    r"\s*(?i:option\s+|choice\s+)?[\"'(\[*]*\s*([a-g])[)\]\"'*]*"
+    r"(?=\s*(?:$|[.,;!?。\n]|(?i:because|since|car|parce)\b|です|입니다))"
+)
+
+
+def lowercase_statements(text: str) -> list[tuple[int, int, str]]:
+    """Return (start, end, letter in upper case) of each explicit answer statement whose letter
+    is written in lower case ("the answer is b", "Answer: (c)", "答案是d"); the letter must end
+    the statement, so "the answer is a person" is none. Never raises."""
+    return [(m.start(1), m.end(1), m.group(1).upper()) for m in _LOWER_STATEMENT.finditer(text)]

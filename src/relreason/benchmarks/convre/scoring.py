@@ -19,7 +19,7 @@ import re
 from typing import Any, NamedTuple
 
 from relreason.scoring.common import (
-    first_token_letter,
+    fallback_letter,
     match_option_text,
     normalize_output,
     pre_score,
@@ -30,7 +30,9 @@ from relreason.scoring.reading import (
     hedge_after,
     hedge_before,
     leading_hedge,
+    lowercase_statements,
     short_statements,
+    verdict_letter,
 )
 from relreason.types import EvalItem, Extraction, Response
 
@@ -41,9 +43,25 @@ _MAX_OBJECT_STARTS = 8
 _MAX_OBJECT_ENDS = 32
 _MAX_LITERAL_CHARS = 20_000
 
-_FAST = {form.format(x=x): x for x in LETTERS for form in ("{x}", "{x}.", "{x}:", "({x})")}
+_FAST = {
+    form.format(x=x): x.upper()
+    for x in (*LETTERS, "a", "b")
+    for form in ("{x}", "{x}.", "{x}:", "({x})")
+}
 _PREFIX = r"(?i:(?:the\s+)?(?:correct\s+|right\s+|final\s+)?(?:answer|choice|option)(?:\s+is)?)"
 _CLEAN_LINE = re.compile(rf"(?:{_PREFIX}\s*:?\s*)?\**[(\[]?\s*([AB])\s*[)\]]?\**\s*[.:)]?\**")
+_LOWER_LINE = re.compile(rf"(?:{_PREFIX}\s*:?\s*)?\**[(\[]?\s*([ab])\s*[)\]]?\**\s*[.:)]?\**")
+_LEAD_IN = re.compile(
+    r"(?:(?P<option>(?i:option|choice))\s*|[^\n]{1,120}?[,:]\s+)"
+    r"[(\[]?(?P<letter>[AB])[)\]]?\s*[:.)]\s*(?P<text>\S.*)"
+)
+_LABELS_ONLY = re.compile(r"\(?A\)?[ \t]*[,;/]?[ \t]*\(?B\)?|\(?B\)?[ \t]*[,;/]?[ \t]*\(?A\)?")
+_TEXT_THEN_LABEL = re.compile(r"(.+?)[ \t]*\(([AB])\)[.]?")
+_ANSWER_IS = re.compile(
+    r"(?i:\bthe\s+(?:correct\s+|right\s+|final\s+)?answer\s+is)\s*:?\s*[\"'(\[*]*\s*([AB])"
+    r"(?![A-Za-z0-9\u00C0-\u024F])"
+)
+_ECHO_QUESTION = re.compile(r"\n[^\n]*(?i:which choice|to convert the question)")
 _LABELLED = re.compile(
     r"(?:\(([AB])\)\s*[:.,]?|([AB])\s*(?:[:.),]|\s[-\u2013\u2014]|(?=\s+(?i:because|since)\b)))"
     r"\s*(\S.*)"
@@ -60,7 +78,7 @@ _STATEMENT = re.compile(
 )
 _ANSWER_PREFIX = re.compile(r"(?i:\b(?:answer|choice|option)\s*(?:is|:))\s*")
 _FIELD_LETTER = re.compile(
-    r"[\"']?(?i:answer)[\"']?\s*:\s*[\"']?\s*\(?([AB])\)?(?![A-Za-z0-9\u00C0-\u024F])"
+    r"[\"']?(?i:answer)[\"']?\s*:\s*[\"']?\s*\(?([ABab])\)?(?![A-Za-z0-9\u00C0-\u024F])"
 )
 _OPEN = re.compile(r"\{")
 _CLOSE = re.compile(r"\}")
@@ -97,8 +115,10 @@ def score_convre(
     A failed request is ``"failed"``; choice log-likelihoods are read by argmax; an empty output
     is ``"no_answer"``. Otherwise the text is read with :func:`extract_convre`; when that gives
     no answer and ``logprob_fallback`` is on, the likelier of " A"/" B" among the first token's
-    top alternatives is taken (method ``"logprob_fallback"``). Raises ValueError when the item
-    does not have exactly two choice texts (a bug in the item builder, not a user error).
+    top alternatives is taken when both are there and it leads by
+    :data:`~relreason.scoring.common.FALLBACK_MARGIN` (method ``"logprob_fallback"``). Raises
+    ValueError when the item does not have exactly two choice texts (a bug in the item builder,
+    not a user error).
     """
     done = pre_score(item, response)
     if done is not None:
@@ -108,7 +128,7 @@ def score_convre(
     texts = (item.choice_texts[0], item.choice_texts[1])
     read = _read(response.text or "", texts, cot=cot)
     if read.letter is None and logprob_fallback and response.top_logprobs:
-        letter, note = first_token_letter(response.top_logprobs, LETTERS)
+        letter, note = fallback_letter(response.top_logprobs, LETTERS)
         detail = f"{read.detail}; {note}" if read.detail else note
         if letter is not None:
             return Extraction(
@@ -149,13 +169,28 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
         return _final_statement(text, 1) or _Read(None, "none", f"hedge: {' or '.join(hedge)}")
     if _BARE_LABEL.fullmatch(first) and len({m.group(1) for m in _BARE_LABEL.finditer(text)}) == 2:
         return _Read(None, "none", "restates both choices (their labels)")
-    clean = _CLEAN_LINE.fullmatch(first)
+    if _LABELS_ONLY.fullmatch(first):
+        return _Read(None, "none", "restates both choices (their labels)")
+    clean = _CLEAN_LINE.fullmatch(first) or _LOWER_LINE.fullmatch(first)
     if clean is not None:
-        return _Read(clean.group(1), "clean")
+        return _clean_unless_contradicted(clean.group(1).upper(), text)
+    text_first = _TEXT_THEN_LABEL.fullmatch(first)
+    if text_first is not None:
+        named = match_option_text(text_first.group(1), choice_texts)
+        if named is not None and LETTERS[named] == text_first.group(2):
+            return _Read(LETTERS[named], "clean")
+    verdict, wrong = verdict_letter(first, LETTERS, choice_texts)
+    if verdict is not None:
+        return _Read(verdict, "pattern")
+    if wrong:
+        return _Read(None, "none", f"{' and '.join(sorted(wrong))} called wrong, none right")
     echoes = list(_ECHO_LINE.finditer(text))
     if len({m.group(1) for m in echoes}) == 2:
         after = _final_statement(text, echoes[-1].end())
         return after or _Read(None, "none", "restates both choices")
+    lead_in = _lead_in(first, choice_texts)
+    if lead_in is not None:
+        return lead_in
     labelled = _LABELLED.fullmatch(first)
     if labelled is not None:
         letter = labelled.group(1) or labelled.group(2)
@@ -182,6 +217,41 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
     )
 
 
+def _clean_unless_contradicted(letter: str, text: str) -> _Read:
+    """A clean first-line letter, unless the text right after it (before any echo of the
+    question) says "the answer is" the other letter: " A\n\nThe answer is: B" is two answers,
+    no answer; repeated "Answer: B" cues are invented turns and do not count."""
+    echo = _ECHO_QUESTION.search(text)
+    region = text[: echo.start()] if echo is not None else text
+    start = region.find("\n")
+    if start >= 0:
+        for m in _ANSWER_IS.finditer(region, start):
+            other = m.group(1)
+            if (
+                other in LETTERS
+                and other != letter
+                and hedge_after(region, m.end(1), other) is None
+            ):
+                return _Read(None, "none", f"conflicting answers: {letter}, then {other}")
+    return _Read(letter, "clean")
+
+
+def _lead_in(first: str, choice_texts: tuple[str, str]) -> _Read | None:
+    """Read "Option B: <text>" or "Based on the definition given, A: <text of A>": a label
+    after a lead-in, followed by the text of its own choice (after "Option"/"Choice" any text
+    will do); None when the line is not of that form."""
+    found = _LEAD_IN.fullmatch(first)
+    if found is None:
+        return None
+    letter = found.group("letter")
+    named = match_option_text(found.group("text"), choice_texts, prefix=True)
+    if named is not None and LETTERS[named] != letter:
+        return _Read(None, "none", f"contradictory: {letter} followed by the other choice")
+    if named is None and found.group("option") is None:
+        return None
+    return _Read(letter, "clean")
+
+
 def _final_statement(
     text: str, start: int, choice_texts: tuple[str, str] | None = None
 ) -> _Read | None:
@@ -190,6 +260,7 @@ def _final_statement(
     is A or B") is a hedge: no answer."""
     found = [(m.start(1), m.end(1), m.group(1)) for m in _STATEMENT.finditer(text, start)]
     found += [s for s in short_statements(text) if s[0] >= start]
+    found += [s for s in lowercase_statements(text) if s[0] >= start]
     if choice_texts is not None:
         for m in _ANSWER_PREFIX.finditer(text, start):
             named = match_option_text(text[m.end() :], choice_texts, prefix=True)
@@ -216,7 +287,11 @@ def _read_cot(text: str, choice_texts: tuple[str, str]) -> _Read | None:
     """Read the ``answer`` of a JSON-like object; None when there is no answer field."""
     found = _find_object(text)
     if found is not None:
-        obj, method = found
+        obj, method, span = found
+        fields = {m.group(1).upper() for m in _FIELD_LETTER.finditer(text, *span)}
+        if len(fields) > 1:
+            shown = " and ".join(sorted(fields))
+            return _Read(None, "none", f"conflicting answer fields in one object ({shown})")
         value = _answer_value(obj)
         if value is not None:
             letter = _read_value(value, choice_texts)
@@ -225,7 +300,7 @@ def _read_cot(text: str, choice_texts: tuple[str, str]) -> _Read | None:
             return _Read(None, "none", f"answer field not readable: {value[:80]!r}")
     field = _FIELD_LETTER.search(text)
     if field is not None:
-        return _Read(field.group(1), "pattern")
+        return _Read(field.group(1).upper(), "pattern")
     field_text = _FIELD_TEXT.search(text)
     if field_text is not None:
         named = match_option_text(field_text.group(2), choice_texts, prefix=True)
@@ -235,17 +310,18 @@ def _read_cot(text: str, choice_texts: tuple[str, str]) -> _Read | None:
     return None
 
 
-def _find_object(text: str) -> tuple[dict[Any, Any], str] | None:
-    """Return the first dict literal in ``text`` with how it parsed ("json" or "literal")."""
+def _find_object(text: str) -> tuple[dict[Any, Any], str, tuple[int, int]] | None:
+    """Return the first dict literal in ``text`` with how it parsed ("json" or "literal") and
+    where it stands (start, end)."""
     decoder = json.JSONDecoder()
     starts = [m.start() for m in _OPEN.finditer(text)][:_MAX_OBJECT_STARTS]
     for start in starts:
         try:
-            obj, _ = decoder.raw_decode(text, start)
+            obj, stop = decoder.raw_decode(text, start)
         except (ValueError, RecursionError):
-            obj = None
+            obj, stop = None, start
         if isinstance(obj, dict):
-            return obj, "json"
+            return obj, "json", (start, stop)
         ends = [m.start() for m in _CLOSE.finditer(text, start)][:_MAX_OBJECT_ENDS]
         for end in ends:
             candidate = text[start : end + 1]
@@ -256,7 +332,7 @@ def _find_object(text: str) -> tuple[dict[Any, Any], str] | None:
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 continue
             if isinstance(obj, dict):
-                return obj, "literal"
+                return obj, "literal", (start, end + 1)
     return None
 
 

@@ -28,13 +28,16 @@ from relreason.scoring.common import (
     pre_score,
     status_for,
 )
+from relreason.scoring.forms import is_listing, labelled_statements, subject_option
 from relreason.scoring.reading import (
     clean_output,
     hedge_after,
     hedge_before,
     leading_hedge,
+    lowercase_statements,
     sentence_key,
     short_statements,
+    verdict_letter,
 )
 from relreason.types import EvalItem, Extraction, Response
 
@@ -82,6 +85,10 @@ _LEADING_BARE = re.compile(
 )
 _LEADING_TEXT = re.compile(r"\**([A-G])\**[ \t]+(?:[-\u2013\u2014][ \t]+)?(\S[^\n]*)")
 _CONTINUATION = re.compile(r"\n[ \t]*Q[ \t]*:")
+_NEW_TURN = re.compile(
+    r"\n[ \t]*(?:A[ \t]*:|[B-G][ \t]*:(?=[ \t]*(?i:among\s+options|the\s+answer)))"
+)
+_CUE = re.compile(r"A[ \t]*:[ \t]*(?=[(\[]?[A-G][)\]])")
 
 
 class _Statement(NamedTuple):
@@ -194,7 +201,8 @@ def _paper_detail(letters: list[str], choices: tuple[str, ...]) -> str:
 def _read_robust(
     output: str, choices: tuple[str, ...], choice_texts: tuple[str, ...]
 ) -> tuple[str | None, str, str | None]:
-    """Read one output; returns (letter, method, detail)."""
+    """Read one output; returns (letter, method, detail). Invented new turns ("B\nA: The
+    answer is C"): the first answer counts, the rest is read only when it gives none."""
     stripped = output.strip()
     if stripped in choices:
         return stripped, "clean", None
@@ -203,15 +211,38 @@ def _read_robust(
     if cut is not None:
         text = text[: cut.start()]
     text = text.strip()
+    cue = _CUE.match(text)  # the few-shot cue repeated: "A: E) Uncertain"
+    if cue is not None:
+        text = text[cue.end() :]
+    turn = _NEW_TURN.search(text)
+    if turn is not None:
+        head = _read_text(text[: turn.start()].strip(), choices, choice_texts)
+        if head[0] is not None:
+            return head
+        text = _NEW_TURN.sub(
+            "\n", text
+        )  # the turns' cues ("A:", "B: Among options") are no answers
+    return _read_text(text, choices, choice_texts)
+
+
+def _read_text(
+    text: str, choices: tuple[str, ...], choice_texts: tuple[str, ...]
+) -> tuple[str | None, str, str | None]:
+    """Read one cleaned output (no continuation); returns (letter, method, detail)."""
     bare = text.strip("()[]*.:'\" \t\n")
-    if len(bare) == 1 and bare in choices:
-        return bare, "clean", None
+    if len(bare) == 1 and bare.upper() in choices:
+        return bare.upper(), "clean", None
     named = match_option_text(text, choice_texts)
     if named is None and not text.isascii():
         named = match_option_text(sentence_key(text), choice_texts)
+    if named is None:
+        named = subject_option(text, choice_texts)
     if named is not None and named < len(choices):
         return choices[named], "option_text", None
-    statements = _statements(text, choices, choice_texts)
+    verdict, wrong = verdict_letter(text, choices, choice_texts)
+    if verdict is not None:
+        return verdict, "statement", None
+    statements = [s for s in _statements(text, choices, choice_texts) if s.letter not in wrong]
     if not statements:
         return None, "none", "no answer statement found"
     strong = [s for s in statements if s.strong]
@@ -252,6 +283,8 @@ def _statements(
         if after is not None:
             letter = after.group(1)
             other = hedge_after(text, after.end(), letter)
+            if other is None and _lists_on(text, after.end(), letter, choices, choice_texts):
+                continue  # "The answer is A) East B) West C) ...": the options listed
             if letter in choices or other is not None:
                 named = _named_after(text, after.end(), choice_texts)
                 bad = _contradicts(named, letter, choices)
@@ -263,7 +296,11 @@ def _statements(
             named = match_option_text(sentence_key(rest.lstrip(" :：")), choice_texts)
         if named is not None and named < len(choices):
             found.append(_Statement(prefix.end(), choices[named], True, False))
-    for start, end, letter in short_statements(text):
+    found.extend(
+        _Statement(position, letter, True, bad)
+        for position, letter, bad in labelled_statements(text, choices, choice_texts)
+    )
+    for start, end, letter in short_statements(text) + lowercase_statements(text):
         other = hedge_after(text, end, letter)
         if other is None and hedge_before(text, start):
             other = "another letter"
@@ -314,3 +351,18 @@ def _named_after(text: str, end: int, choice_texts: tuple[str, ...]) -> int | No
 def _contradicts(named: int | None, letter: str, choices: tuple[str, ...]) -> bool:
     """Whether an option text found after ``letter`` belongs to another choice."""
     return named is not None and named < len(choices) and choices[named] != letter
+
+
+def _lists_on(
+    text: str, end: int, letter: str, choices: tuple[str, ...], choice_texts: tuple[str, ...]
+) -> bool:
+    """Whether the letter ending at ``end`` is the first label of a listing of the options."""
+    if letter not in choices or text[end : end + 1] not in (")", "]", ":"):
+        return False
+    return is_listing(
+        text,
+        end + 1 + (len(text[end + 1 :]) - len(text[end + 1 :].lstrip())),
+        letter,
+        choices,
+        choice_texts,
+    )

