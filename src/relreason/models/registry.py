@@ -107,10 +107,10 @@ def refuse_inapplicable(spec: str, options: ModelOptions) -> None:
     """Raise ``UsageError`` for a backend option set away from its default that the spec's
     backend does not take (e.g. ``--chat-template`` with ``openai:``: it would do nothing).
 
-    An unknown spec passes (``load_backend`` names the valid forms)."""
+    An unknown spec is a ``UsageError`` too, naming the valid forms."""
     info = backend_info(spec)
     if info is None:
-        return
+        raise UsageError(f"unknown model spec '{spec}'; valid forms: {', '.join(SPEC_FORMS)}")
     default = ModelOptions()
     takers: dict[str, list[str]] = {}
     for other in BACKENDS.values():

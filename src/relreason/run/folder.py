@@ -228,3 +228,13 @@ def make_folder(out_dir: Path) -> None:
     except OSError as error:
         reason = error.strerror or str(error)
         raise UsageError(f"cannot create output folder {out_dir}: {reason}") from None
+
+
+def resume_task(manifest: Manifest, data_dir: Path | None = None) -> EvalTask:
+    """The task a run's manifest describes, rebuilt with every parameter it was run with (for
+    the model and API it used). Raises ``UsageError`` when it names no registered benchmark."""
+    from relreason.benchmarks.registry import task_from_description
+
+    raw = manifest.model.get("options") or {}
+    api = str(raw.get("api") or "chat") if isinstance(raw, Mapping) else "chat"
+    return task_from_description(manifest.description, data_dir, spec=manifest.spec, api=api)

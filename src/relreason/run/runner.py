@@ -54,6 +54,7 @@ from relreason.run.folder import (
     make_folder,
     new_manifest,
     prepare_folder,
+    resume_task,
     run_config,
     versions,
 )
@@ -295,16 +296,6 @@ def _override(options: RunOptions, override: Mapping[str, Any] | None) -> RunOpt
         raise UsageError(f"bad run option: {error}") from None
     updated.validate()
     return updated
-
-
-def resume_task(manifest: Manifest, data_dir: Path | None = None) -> EvalTask:
-    """The task a run's manifest describes, rebuilt with every parameter it was run with (for
-    the model and API it used). Raises ``UsageError`` when it names no registered benchmark."""
-    from relreason.benchmarks.registry import task_from_description
-
-    raw = manifest.model.get("options") or {}
-    api = str(raw.get("api") or "chat") if isinstance(raw, Mapping) else "chat"
-    return task_from_description(manifest.description, data_dir, spec=manifest.spec, api=api)
 
 
 async def aresume_run(
