@@ -43,7 +43,7 @@ def run(coro: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def gguf() -> Iterator[GGUFBackend]:
-    backend = load_backend("gguf:smollm2", threads=2)
+    backend = load_backend("gguf:smollm2", threads=1)
     assert isinstance(backend, GGUFBackend)
     yield backend
     run(backend.aclose())
@@ -53,7 +53,7 @@ def gguf() -> Iterator[GGUFBackend]:
 def reference_llm() -> Any:
     """llama.cpp on the same file, every position's logits kept: the independent reference."""
     return llama_cpp.Llama(
-        str(gguf_path()), n_ctx=2048, logits_all=True, verbose=False, n_threads=2
+        str(gguf_path()), n_ctx=2048, logits_all=True, verbose=False, n_threads=1, n_threads_batch=1
     )
 
 
@@ -68,12 +68,23 @@ def full_pass(llm: Any, prompt: str, cont: str) -> float:
     moved = prompt[len(prompt.rstrip()) :]
     whole = llm.tokenize((prompt.rstrip() + moved + cont).encode(), add_bos=True, special=True)
     tokens = ctx + whole[len(ctx) :]
-    llm.reset()
-    llm.eval(tokens[:-1])
-    logits = np.asarray(llm.scores[: len(tokens) - 1], dtype=np.float64)
-    top = logits.max(axis=1, keepdims=True)
-    logprobs = logits - (top + np.log(np.exp(logits - top).sum(axis=1, keepdims=True)))
+    logprobs = _fresh_pass(llm, tuple(tokens[:-1]))
     return float(sum(logprobs[j - 1, tokens[j]] for j in range(len(ctx), len(tokens))))
+
+
+_PASSES: dict[tuple[int, ...], np.ndarray] = {}
+
+
+def _fresh_pass(llm: Any, tokens: tuple[int, ...]) -> np.ndarray:
+    """Log-softmax of every position of one pass from an empty cache (memoised: the letters of
+    one prompt share it)."""
+    if tokens not in _PASSES:
+        llm.reset()
+        llm.eval(list(tokens))
+        logits = np.asarray(llm.scores[: len(tokens)], dtype=np.float64)
+        top = logits.max(axis=1, keepdims=True)
+        _PASSES[tokens] = logits - (top + np.log(np.exp(logits - top).sum(axis=1, keepdims=True)))
+    return _PASSES[tokens]
 
 
 def scores(responses: Sequence[Response]) -> list[dict[str, float]]:
@@ -85,7 +96,7 @@ def scores(responses: Sequence[Response]) -> list[dict[str, float]]:
 def test_choice_scores_match_a_fresh_full_llama_cpp_pass(
     gguf: GGUFBackend, reference_llm: Any, shared_data: Path
 ) -> None:
-    requests = convre(shared_data, 9, 40, 4) + convre(shared_data, 1, 16, 6)
+    requests = convre(shared_data, 9, 40, 2) + convre(shared_data, 1, 16, 4)
     requests.append(ChoiceRequest("Q: 2 + 2 = ? Answer:", {"A": " four", "B": " five hundred"}))
     got = scores(run(gguf.score_choices(requests)))
     worst = 0.0
@@ -161,7 +172,7 @@ def test_greedy_generation_is_llama_cpp_s_own(
         assert response.top_logprobs is not None and 1 <= len(response.top_logprobs) <= 5
         first = response.top_logprobs[0]
         assert len(first) <= 3 and all(v <= 0 for v in first.values())
-        assert response.text.startswith(max(first, key=first.__getitem__).strip()[:1])
+        assert response.text.startswith(max(first, key=first.__getitem__))
 
 
 def test_stop_strings_and_the_token_limit_hold(gguf: GGUFBackend) -> None:
@@ -182,7 +193,7 @@ def test_stop_strings_and_the_token_limit_hold(gguf: GGUFBackend) -> None:
 def test_chat_template_renders_as_hf_does(shared_data: Path) -> None:
     from transformers import AutoTokenizer
 
-    chat = GGUFBackend(str(gguf_path()), chat_template=True, n_ctx=1024, threads=2)
+    chat = GGUFBackend(str(gguf_path()), chat_template=True, n_ctx=1024, threads=1)
     path = gguf_path()
     tokenizer = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
     (item,) = build_items("re2text", 1, subset=True, data_dir=shared_data)[:1]

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.vllm
 VS_HF = 2e-3
 """vLLM's CPU kernels vs transformers on the same float32 weights, per choice (measured: about
 1e-4 on these items)."""
-CPU = {"max_model_len": 2048, "gpu_memory_utilization": 0.3, "enforce_eager": True}
+CPU: dict[str, Any] = {"max_model_len": 2048, "gpu_memory_utilization": 0.1, "enforce_eager": True}
 
 
 def run(coro: Any) -> Any:
@@ -179,18 +179,18 @@ def test_bad_options_are_usage_errors(cache_root: Path) -> None:
 
 
 def test_data_parallel_engines_share_a_batch_and_agree(
-    vllm_backend: VLLMBackend, cache_root: Path, shared_data: Path
+    hf: Any, cache_root: Path, shared_data: Path
 ) -> None:
-    """Two engine processes, each given half of the batch: the same scores as one engine."""
+    """Two engine processes, each given half of the batch: the scores of hf, in order."""
     pair = load_backend("vllm:smollm2", dtype="float32", data_parallel_size=2, **CPU)
     try:
         requests = convre(shared_data, 1, 16, 6)
         assert (
             worst_gap(
                 scores(run(pair.score_choices(requests))),
-                scores(run(vllm_backend.score_choices(requests))),
+                scores(run(hf.score_choices(requests))),
             )
-            < 1e-4
+            < VS_HF
         )
     finally:
         run(pair.aclose())

@@ -191,7 +191,7 @@ class GGUFBackend(ModelBackend):
         pointer = llama_cpp.llama_get_logits_ith(self.llm.ctx, -1)
         logits = np.ctypeslib.as_array(pointer, shape=(self._n_vocab,)).astype(np.float64)
         top = logits.max()
-        logprobs = logits - (top + np.log(np.exp(logits - top).sum()))
+        logprobs: np.ndarray = logits - (top + np.log(np.exp(logits - top).sum()))
         self._last = (self.llm.n_tokens, logprobs)
         return logprobs
 
@@ -275,7 +275,7 @@ class GGUFBackend(ModelBackend):
         """Top-``k`` token text -> log-prob (the first of tokens with the same text wins)."""
         entry: dict[str, float] = {}
         for tid in np.argsort(-logprobs, kind="stable")[:k]:
-            entry.setdefault(self._piece(int(tid)), float(logprobs[tid]))
+            entry.setdefault(self._piece(int(tid), special=True), float(logprobs[tid]))
         return entry
 
     async def aclose(self) -> None:

@@ -152,23 +152,23 @@ class VLLMEngine:
                 jobs.append((i, label, (ctx + cont)[-self.max_model_len :], cont))
         prompts = [TokensPrompt(prompt_token_ids=ids) for _, _, ids, _ in jobs]
         params = []
-        for owner, label, _, _ in jobs:
-            if label is None:
+        for owner, job_label, _, _ in jobs:
+            if job_label is None:
                 wanted = sorted({c[0] for c in all_conts[owner].values()})
                 params.append(SamplingParams(max_tokens=1, temperature=0, logprob_token_ids=wanted))
             else:
                 params.append(SamplingParams(max_tokens=1, temperature=0, prompt_logprobs=0))
         scores: dict[int, dict[str, float]] = {i: {} for i in range(len(requests))}
         outputs = self.llm.generate(prompts, params, use_tqdm=False) if prompts else []
-        for (owner, label, ids, cont), out in zip(jobs, outputs, strict=True):
-            if label is None:
+        for (owner, job_label, ids, cont), out in zip(jobs, outputs, strict=True):
+            if job_label is None:
                 first = out.outputs[0].logprobs[0]
                 for name, tokens in all_conts[owner].items():
                     scores[owner][name] = float(first[tokens[0]].logprob)
             else:
                 rows = out.prompt_logprobs[len(ids) - len(cont) :]
                 total = sum(float(row[t].logprob) for row, t in zip(rows, cont, strict=True))
-                scores[owner][label] = total
+                scores[owner][job_label] = total
         responses = []
         for i, req in enumerate(requests):
             if i in errors:
