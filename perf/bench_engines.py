@@ -32,10 +32,15 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 SPECS = {"hf": "smollm2", "gguf": "gguf:smollm2", "vllm": "vllm:smollm2"}
-OPTIONS: dict[str, dict[str, Any]] = {
-    "hf": {},
-    "gguf": {"threads": 2},
-    "vllm": {"max_model_len": 2048, "gpu_memory_utilization": 0.15, "dtype": "float32"},
+OPTIONS: dict[str, dict[str, Any]] = {  # one thread each: vLLM's CPU build takes one core itself
+    "hf": {"threads": 1},
+    "gguf": {"threads": 1},
+    "vllm": {
+        "max_model_len": 2048,
+        "gpu_memory_utilization": 0.1,
+        "dtype": "float32",
+        "enforce_eager": True,
+    },
 }
 
 

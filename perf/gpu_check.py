@@ -121,8 +121,8 @@ def _lmeval(engine: str, model: str, dtype: str) -> dict[str, Any]:
         lm = VLLM(pretrained=model, dtype=dtype, gpu_memory_utilization=0.8, max_model_len=4096)
 
     def ll(pairs: list[tuple[str, dict[str, str]]]) -> list[dict[str, float]]:
-        flat = [(i, label, p, c) for i, (p, conts) in enumerate(pairs) for label, c in conts.items()]
-        instances = [Instance("loglikelihood", {}, (p, c), k) for k, (_, _, p, c) in enumerate(flat)]
+        flat = [(i, lab, p, c) for i, (p, conts) in enumerate(pairs) for lab, c in conts.items()]
+        instances = [Instance("loglikelihood", {}, (p, c), k) for k, (*_, p, c) in enumerate(flat)]
         results = lm.loglikelihood(instances, disable_tqdm=True)
         scores: list[dict[str, float]] = [{} for _ in pairs]
         for (i, label, _, _), (value, _) in zip(flat, results, strict=True):
@@ -226,10 +226,9 @@ def main() -> None:
         print(name, "done", flush=True)
     report["end"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     ok = {k: v for k, v in results.items() if isinstance(v, dict)}
+    figures = ("load_s", "ll_s", "gen_s", "device_mem_mb", "torch_peak_mb")
     report["phases"] = {
-        k: {m: v[m] for m in ("load_s", "ll_s", "gen_s", "device_mem_mb", "torch_peak_mb") if m in v}
-        if isinstance(v, dict)
-        else v
+        k: {m: v[m] for m in figures if m in v} if isinstance(v, dict) else v
         for k, v in results.items()
     }
     report["comparisons"] = {

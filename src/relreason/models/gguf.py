@@ -279,8 +279,11 @@ class GGUFBackend(ModelBackend):
         return entry
 
     async def aclose(self) -> None:
-        """Free the llama.cpp model and context."""
-        self.llm.close()
+        """Forget the cached sequence (the runner closes a backend after each run, and it may
+        be used again); the model and context are freed with the backend."""
+        with self._lock:
+            self.llm.reset()
+            self._last = None
 
 
 def build(name: str, spec: str, options: ModelOptions) -> GGUFBackend:

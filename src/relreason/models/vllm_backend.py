@@ -66,20 +66,24 @@ class VLLMBackend(ModelBackend):
         self.model_name = model_name or model
         self.revision = revision
         self._lock = threading.Lock()
+        self.data_parallel_size = data_parallel_size
         self._workers: list[_Worker] = []
         self._engine: VLLMEngine | None = None
         try:
             if data_parallel_size == 1:
                 self._engine = VLLMEngine(model, self.settings)
             else:
-                self._workers = [
-                    _Worker(model, self.settings, rank) for rank in range(data_parallel_size)
-                ]
-                for worker in self._workers:
-                    worker.wait_ready()
+                self._start_workers()
         except (OSError, ValueError, RuntimeError) as exc:
             self._stop_workers()
             raise UsageError(f"vLLM cannot load model {model!r}: {exc}") from exc
+
+    def _start_workers(self) -> None:
+        self._workers = [
+            _Worker(self.model, self.settings, rank) for rank in range(self.data_parallel_size)
+        ]
+        for worker in self._workers:
+            worker.wait_ready()
 
     def describe(self) -> Mapping[str, Any]:
         """Return the backend's identity and every option that can change an output."""
@@ -125,6 +129,8 @@ class VLLMBackend(ModelBackend):
 
     def _spread(self, method: str, requests: list[Any]) -> list[Response]:
         """Contiguous shares of the batch to the workers (neighbours share prefixes)."""
+        if not self._workers:  # closed after an earlier run: start them again
+            self._start_workers()
         n = len(self._workers)
         bounds = [len(requests) * k // n for k in range(n + 1)]
         busy = []
@@ -143,8 +149,10 @@ class VLLMBackend(ModelBackend):
         self._workers = []
 
     async def aclose(self) -> None:
-        """Stop the data-parallel engine processes (the in-process engine goes with us)."""
-        self._stop_workers()
+        """Stop the data-parallel engine processes (started again if the backend is used
+        again); the in-process engine is freed with the backend."""
+        with self._lock:
+            self._stop_workers()
 
 
 class _Worker:
