@@ -282,7 +282,7 @@ class GGUFBackend(ModelBackend):
         """Forget the cached sequence (the runner closes a backend after each run, and it may
         be used again); the model and context are freed with the backend."""
         with self._lock:
-            self.llm.reset()
+            self.llm.n_tokens = 0  # what Llama.reset() does
             self._last = None
 
 
