@@ -16,11 +16,11 @@ from relreason.types import ChoiceRequest
 
 pytestmark = pytest.mark.model
 
-HALF_VS_ROWS = 0.05
-"""The prefix tree vs one row at a time in the same half-precision dtype: other summation
-orders in 8 or 11 mantissa bits."""
-HALF_VS_FLOAT32 = 0.1
-"""bfloat16/float16 vs float32 per choice (measured: see perf/RESULTS-engines.md)."""
+TOLERANCE = {"bfloat16": 0.25, "float16": 0.05}
+"""Per choice, the prefix tree in half precision vs the same dtype one row at a time (other
+summation orders) and vs float32. Measured on 16 setting 9 items against float32: bfloat16 at
+most 0.086 (mean 0.020), float16 at most 0.020 (mean 0.004); tree vs rows in bfloat16 0.108 on
+the 3 items here (perf/RESULTS-engines.md)."""
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +57,8 @@ def test_half_precision_scores_through_the_prefix_tree(
     rows = HFBackend(str(folder), dtype=dtype, threads=1, prefix_cache=False)
     full = HFBackend(str(folder), dtype="float32", threads=1)
     half = scores(tree, requests)
-    assert gap(half, scores(rows, requests)) < HALF_VS_ROWS
-    assert gap(half, scores(full, requests)) < HALF_VS_FLOAT32
+    assert gap(half, scores(rows, requests)) < TOLERANCE[dtype]
+    assert gap(half, scores(full, requests)) < TOLERANCE[dtype]
 
 
 def test_device_auto_is_cuda_only_where_torch_sees_a_gpu() -> None:
