@@ -217,7 +217,9 @@ def main() -> None:
             done = subprocess.run(
                 cmd, capture_output=True, text=True, env=env, timeout=args.phase_timeout
             )
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired as late:
+            tail = late.stderr if isinstance(late.stderr, str) else (late.stderr or b"").decode()
+            (args.out / f"{name}.log").write_text(tail[-200_000:])
             results[name] = f"failed: over {args.phase_timeout} s"
             continue
         (args.out / f"{name}.log").write_text(done.stderr[-200_000:])
