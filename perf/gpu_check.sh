@@ -11,6 +11,11 @@
 # tool's folder) or perf/gpu-out: results.json, one log per phase. Phases whose package is not
 # installed (vllm, lm_eval) are reported as skipped. Every phase has its own time limit, and the
 # whole script is stopped at 470 s.
+#
+# Not run yet: no GPU was lent to the task that wrote it. On the H200 machines this workplace
+# lends, nothing can be fetched and at most 64 MiB travels with the tree, while the image there
+# has torch and transformers but neither vllm nor lm_eval: the vllm phases need a machine with
+# vllm installed, and the model must be on the machine (SmolLM2's GGUF alone is 98 MB).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 model=${1:?usage: perf/gpu_check.sh MODEL_DIR DATA_DIR [LIMIT]}
