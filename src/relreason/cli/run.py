@@ -56,6 +56,12 @@ class RunConfig:
             device=self.device,
             dtype=self.dtype,
             batch_size=self.batch_size,
+            threads=self.threads,
+            max_model_len=self.max_model_len,
+            tensor_parallel_size=self.tensor_parallel_size,
+            data_parallel_size=self.data_parallel_size,
+            gpu_memory_utilization=self.gpu_memory_utilization,
+            enforce_eager=self.enforce_eager,
             timeout=self.request_timeout,
             seed=self.seed,
         )
@@ -82,6 +88,27 @@ def _run_options(
     batch_size: Annotated[
         int | None, typer.Option(min=1, show_default=False, help=OPTION_HELP["batch_size"])
     ] = None,
+    threads: Annotated[
+        int | None, typer.Option(min=1, show_default=False, help=OPTION_HELP["threads"])
+    ] = None,
+    max_model_len: Annotated[
+        int | None, typer.Option(min=2, show_default=False, help=OPTION_HELP["max_model_len"])
+    ] = None,
+    tensor_parallel_size: Annotated[
+        int, typer.Option(min=1, help=OPTION_HELP["tensor_parallel_size"])
+    ] = 1,
+    data_parallel_size: Annotated[
+        int, typer.Option(min=1, help=OPTION_HELP["data_parallel_size"])
+    ] = 1,
+    gpu_memory_utilization: Annotated[
+        float | None,
+        typer.Option(
+            min=0.01, max=1.0, show_default=False, help=OPTION_HELP["gpu_memory_utilization"]
+        ),
+    ] = None,
+    enforce_eager: Annotated[
+        bool, typer.Option("--enforce-eager", help=OPTION_HELP["enforce_eager"])
+    ] = False,
     scoring: Annotated[
         Scoring,
         typer.Option(

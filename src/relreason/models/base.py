@@ -71,3 +71,14 @@ class ModelBackend(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections or memory; the default does nothing."""
+
+
+def cut_at_stop(text: str, stop: Sequence[str]) -> str:
+    """Return ``text`` up to (not including) the earliest occurrence of any stop string."""
+    cut = len(text)
+    for s in stop:
+        if s:
+            found = text.find(s)
+            if found != -1:
+                cut = min(cut, found)
+    return text[:cut]

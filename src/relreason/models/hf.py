@@ -30,7 +30,7 @@ from relreason.models.hf_choices import (
 )
 from relreason.models.hf_generate import generate_batch
 from relreason.models.hf_tree_scorer import PrefixTreeScorer
-from relreason.models.options import ModelOptions
+from relreason.models.options import ModelOptions, resolve_device
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response, Usage
 
 DTYPES = {
@@ -83,7 +83,7 @@ class HFBackend(ModelBackend):
                 raise UsageError(f"threads must be at least 1, got {threads}")
             torch.set_num_threads(threads)
         try:
-            self._device = torch.device(device)
+            self._device = torch.device(resolve_device(device))
         except RuntimeError as exc:
             raise UsageError(f"unknown device {device!r}: {exc}") from exc
         self.spec = spec or f"hf:{name_or_path}"
@@ -386,8 +386,9 @@ def local_kwargs(options: ModelOptions) -> dict[str, Any]:
         "dtype": options.dtype,
         "chat_template": options.chat_template,
     }
-    if options.batch_size is not None:
-        kwargs["batch_size"] = options.batch_size
+    given = {"batch_size": options.batch_size, "threads": options.threads}
+    given["max_length"] = options.max_model_len
+    kwargs.update({key: value for key, value in given.items() if value is not None})
     return kwargs
 
 

@@ -9,10 +9,12 @@ from typing import Any
 import torch
 from transformers import GenerationConfig
 
+from relreason.models.base import cut_at_stop
 from relreason.types import GenerationParams
 
 LOGPROB_POSITIONS = 5
 """How many first generated positions get a ``top_logprobs`` entry."""
+__all__ = ["LOGPROB_POSITIONS", "Generated", "cut_at_stop", "generate_batch"]
 
 
 @dataclass(frozen=True)
@@ -23,17 +25,6 @@ class Generated:
     top_logprobs: tuple[dict[str, float], ...] | None
     prompt_tokens: int
     completion_tokens: int
-
-
-def cut_at_stop(text: str, stop: Sequence[str]) -> str:
-    """Return ``text`` up to (not including) the earliest occurrence of any stop string."""
-    cut = len(text)
-    for s in stop:
-        if s:
-            found = text.find(s)
-            if found != -1:
-                cut = min(cut, found)
-    return text[:cut]
 
 
 def _config(params: GenerationParams, eos_ids: list[int], pad_id: int) -> GenerationConfig:

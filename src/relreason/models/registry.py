@@ -1,10 +1,11 @@
 """Model spec strings -> backends: one line per backend in ``BACKENDS``.
 
-Valid forms: ``smollm2`` (the bundled default), ``hf:PATH_OR_NAME``, ``openai:MODEL``,
-``anthropic:MODEL``, and the baselines ``random[:SEED]``, ``first``, ``oracle``. Each line
-declares the backend's capabilities (log-probabilities, choice scoring, free of charge, APIs)
-and the options it reads; the runner checks capabilities before any run folder is written.
-Heavy libraries (torch, SDKs) are imported only when their backend is built.
+Valid forms: ``smollm2`` (the bundled default), ``hf:PATH_OR_NAME``, ``gguf:FILE``,
+``vllm:MODEL``, ``openai:MODEL``, ``anthropic:MODEL``, and the baselines ``random[:SEED]``,
+``first``, ``oracle``. Each line declares the backend's capabilities (log-probabilities, choice
+scoring, free of charge, APIs) and the options it reads; the runner checks capabilities before
+any run folder is written. Heavy libraries (torch, SDKs) are imported only when their backend is
+built.
 """
 
 from __future__ import annotations
@@ -62,13 +63,31 @@ class BackendInfo:
             ) from error
 
 
-_LOCAL = ("chat_template", "device", "dtype", "batch_size")
+_LOCAL = ("chat_template", "device", "dtype", "batch_size", "threads", "max_model_len")
+_GGUF = ("chat_template", "batch_size", "threads", "max_model_len", "seed")
+_VLLM = (
+    "chat_template",
+    "dtype",
+    "batch_size",
+    "max_model_len",
+    "tensor_parallel_size",
+    "data_parallel_size",
+    "gpu_memory_utilization",
+    "enforce_eager",
+    "seed",
+)
 BACKENDS: dict[str, BackendInfo] = {
     "smollm2": BackendInfo("smollm2", "smollm2", "the bundled SmolLM2-135M-Instruct (CPU)",
                            "relreason.models.smollm2:build", "hf", True, True, True, (), _LOCAL,
                            needs_name=False),
     "hf": BackendInfo("hf", "hf:PATH_OR_NAME", "a local Hugging Face model (causal or seq2seq)",
                       "relreason.models.hf:build", "hf", True, True, True, (), _LOCAL),
+    "gguf": BackendInfo("gguf", "gguf:FILE", "a GGUF file in llama.cpp, in-process"
+                        " (gguf:smollm2: the bundled one as shipped)",
+                        "relreason.models.gguf:build", "gguf", True, True, True, (), _GGUF),
+    "vllm": BackendInfo("vllm", "vllm:MODEL", "a model folder or hub name in vLLM, in-process"
+                        " (vllm:smollm2: the bundled one)",
+                        "relreason.models.vllm_backend:build", "vllm", True, True, True, (), _VLLM),
     "openai": BackendInfo("openai", "openai:MODEL", "OpenAI or any OpenAI-compatible server",
                           "relreason.models.openai_backend:build", "openai", False, True, True,
                           ("chat", "completions"), ("base_urls", "api", "timeout")),

