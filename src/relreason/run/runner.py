@@ -48,7 +48,7 @@ from relreason.run.cache import ResponseCache
 from relreason.run.calls import CallPath
 from relreason.run.context import task_context
 from relreason.run.cost import estimate_cost, load_prices
-from relreason.run.events import Event
+from relreason.run.events import Event, ItemFinished, Working
 from relreason.run.folder import (
     check_capabilities,
     make_folder,
@@ -61,7 +61,7 @@ from relreason.run.items import ItemPath
 from relreason.run.lock import RunLock
 from relreason.run.loop import run_coroutine
 from relreason.run.options import RunOptions
-from relreason.run.progress import RunProgress
+from relreason.run.progress import RunProgress, loading
 from relreason.run.selection import select_items
 from relreason.run.stops import check_indices, check_limits, resume_command, stopped_error
 from relreason.run.warnings import warn
@@ -159,11 +159,22 @@ async def _run_locked(
         raise UsageError(f"cannot write {out_dir / RECORDS}: {error.strerror or error}") from None
 
     def emit(event: Event) -> None:
+        if isinstance(event, ItemFinished) and not event.cached:
+            usage = records.get(event.index, {}).get("usage") or {}
+            tokens = sum(int(usage.get(k) or 0) for k in ("prompt_tokens", "completion_tokens"))
+            event = dataclasses.replace(event, tokens=tokens)
         display.event(progress_id, event)
+
+    loop = asyncio.get_running_loop()
+
+    def work(requests: int, tokens: int) -> None:  # called from the backend's threads
+        with contextlib.suppress(RuntimeError):  # the loop closed: the run is over
+            loop.call_soon_threadsafe(emit, Working(requests, tokens))
 
     calls = CallPath(backend, options, cache, emit)
     items = ItemPath(task, options, calls, writer, records, emit)
     stop: BaseException | None = None
+    backend.work_listener = work
     try:
         await items.run(todo)
         if task.follow_up is not None:
@@ -172,6 +183,7 @@ async def _run_locked(
     except (asyncio.CancelledError, KeyboardInterrupt, ServerUnreachableError, OSError) as error:
         stop = error
     finally:
+        backend.work_listener = None
         with contextlib.suppress(OSError):
             writer.close()
         calls.close_cache()
@@ -326,7 +338,8 @@ async def aresume_run(
     if backend is None:
         from relreason.models.registry import load_backend
 
-        backend = load_backend(spec, **model_options)
+        with loading(spec, enabled=options.show_progress):
+            backend = load_backend(spec, **model_options)
     try:
         return await arun_task(
             task,

@@ -35,7 +35,7 @@ from relreason.records import is_run_folder, load_records, read_manifest
 from relreason.redact import scrub_secrets, strip_secret_options
 from relreason.run.loop import run_coroutine
 from relreason.run.options import RunOptions, run_options_from
-from relreason.run.progress import RunProgress
+from relreason.run.progress import RunProgress, loading
 from relreason.run.runner import arun_task
 from relreason.run.selection import select_items
 from relreason.run.sweep_yaml import load_yaml
@@ -356,7 +356,8 @@ async def _arun_sweep(
                     continue
                 key = json.dumps(run.model.model_dump(), sort_keys=True)
                 if key not in backends:
-                    backends[key] = load_backend(run.model.spec, **run.model.options())
+                    with loading(run.model.spec, enabled=show):
+                        backends[key] = load_backend(run.model.spec, **run.model.options())
                 await arun_task(
                     run.task,
                     backends[key],
