@@ -214,6 +214,24 @@ class RunProgress:
         if self._progress is not None and self._overall is not None:
             self._progress.update(self._overall, completed=self._overall_counts.shown)
 
+    def drop_run(self, run_id: TaskID | int) -> None:
+        """Forget run ``run_id`` and what it added to the overall counts (a run begun again
+        elsewhere: a Ray sweep's cell whose worker died)."""
+        with self._lock:
+            counts = self._runs.pop(run_id)
+            self._names.pop(run_id)
+            overall = self._overall_counts
+            overall.done -= counts.done
+            overall.start_done -= counts.start_done
+            overall.correct -= counts.correct
+            overall.failed -= counts.failed
+            overall.computed -= counts.computed
+            overall.fresh -= counts.fresh
+        if self._progress is not None:
+            self._progress.remove_task(TaskID(int(run_id)))
+            if self._overall is not None:
+                self._progress.update(self._overall, completed=overall.shown)
+
     def counts(self, run_id: TaskID | int) -> RunCounts:
         """Return the counts of run ``run_id``."""
         return self._runs[run_id]

@@ -63,6 +63,7 @@ from relreason.run.loop import run_coroutine
 from relreason.run.options import RunOptions
 from relreason.run.progress import RunProgress, loading
 from relreason.run.selection import select_items
+from relreason.run.shared import SharedServer
 from relreason.run.stops import check_indices, check_limits, resume_command, stopped_error
 from relreason.run.warnings import warn
 from relreason.types import Task as EvalTask
@@ -90,13 +91,16 @@ async def arun_task(
     progress: RunProgress | None = None,
     prices_file: Path | None = None,
     rerun_changed: bool = False,
+    shared: SharedServer | None = None,
 ) -> RunSummary:
     """Run ``task`` on ``backend`` into the run folder ``out_dir``; return its summary.
 
     An existing run folder of the same configuration is continued (finished items are kept,
     failed and missing ones are redone); one of another configuration (other items, reader,
     model, servers, parameters) is refused naming what changed, or started again when
-    ``rerun_changed``. One process at a time may write a folder (``RunLock``). Raises
+    ``rerun_changed``. ``shared`` gives the rate limit and circuit breaker of the backend's
+    server when other processes call it too (a Ray sweep). One process at a time may write a
+    folder (``RunLock``). Raises
     ``UsageError`` for bad options, a scoring the backend cannot do (before any folder is
     written), an unwritable, locked or foreign folder, or a disk error while writing;
     ``DataError`` for a corrupt one; ``ServerUnreachableError`` when the circuit breaker stops
@@ -114,7 +118,7 @@ async def arun_task(
     with RunLock(out_dir):
         manifest = prepare_folder(out_dir, config, fresh, rerun_changed=rerun_changed)
         return await _run_locked(
-            task, backend, out_dir, options, manifest, data_dir, progress, prices_file
+            task, backend, out_dir, options, manifest, data_dir, progress, prices_file, shared
         )
 
 
@@ -127,6 +131,7 @@ async def _run_locked(
     data_dir: Path | None,
     progress: RunProgress | None,
     prices_file: Path | None,
+    shared: SharedServer | None = None,
 ) -> RunSummary:
     selected = select_items(task, options)
     prices = load_prices(prices_file)
@@ -171,7 +176,7 @@ async def _run_locked(
         with contextlib.suppress(RuntimeError):  # the loop closed: the run is over
             loop.call_soon_threadsafe(emit, Working(requests, tokens))
 
-    calls = CallPath(backend, options, cache, emit)
+    calls = CallPath(backend, options, cache, emit, shared)
     items = ItemPath(task, options, calls, writer, records, emit)
     stop: BaseException | None = None
     backend.work_listener = work

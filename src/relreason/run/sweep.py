@@ -22,111 +22,39 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Any
 
 from relreason.benchmarks import get as get_benchmark
 from relreason.benchmarks.permute import permuted
 from relreason.errors import DataError, RelreasonError, UsageError
-from relreason.models.options import ModelOptions
 from relreason.records import is_run_folder, load_records, read_manifest
-from relreason.redact import scrub_secrets, strip_secret_options
+from relreason.redact import strip_secret_options
 from relreason.run.loop import run_coroutine
-from relreason.run.options import RunOptions, run_options_from
+from relreason.run.options import RunOptions
 from relreason.run.progress import RunProgress, loading
 from relreason.run.runner import arun_task
 from relreason.run.selection import select_items
-from relreason.run.sweep_yaml import load_yaml
+from relreason.run.sweep_file import (
+    ModelEntry,
+    RunEntry,
+    SweepFile,
+    SweepOptions,
+    load_sweep,
+)
 from relreason.types import Task
 
-_Strict = ConfigDict(extra="forbid")
-
-
-class ModelEntry(BaseModel):
-    """One model: a spec plus the options ``load_backend`` takes (``ModelOptions``'s names;
-    ``base_url`` may be given for ``base_urls``, as one URL or a list), and an optional
-    ``size`` (parameters, e.g. 7e9) for scaling analyses."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    spec: str
-    base_urls: str | list[str] | None = Field(default=None, alias="base_url")
-    api: Literal["chat", "completions"] | None = None
-    chat_template: bool | None = None
-    device: str | None = None
-    dtype: str | None = None
-    batch_size: int | None = Field(default=None, ge=1)
-    timeout: float | None = Field(default=None, gt=0)
-    seed: int | None = None
-    size: float | None = Field(default=None, gt=0)
-
-    def manifest_options(self) -> dict[str, Any]:
-        """The options recorded in a run's manifest: the backend's, and ``size`` when given."""
-        data = self.options()
-        if self.size is not None:
-            data["size"] = self.size
-        return data
-
-    def options(self) -> dict[str, Any]:
-        """Return the model options for ``load_backend`` (``ModelOptions`` names)."""
-        data = self.model_dump(exclude={"spec", "size"}, exclude_none=True)
-        if isinstance(self.base_urls, str):
-            data["base_urls"] = [self.base_urls]
-        unknown = set(data) - set(ModelOptions.names())
-        assert not unknown, unknown  # the fields above are ModelOptions's
-        return data
-
-
-class RunEntry(BaseModel):
-    """One grid of runs: a registered benchmark and values of its parameters; list values
-    expand, and axes left out take the benchmark's default grid (e.g. ConvRe: both tasks,
-    settings 1-12; MCR: five languages, zs/fs/zsc)."""
-
-    model_config = ConfigDict(extra="allow")
-    benchmark: str
-
-    def axes(self) -> dict[str, Any]:
-        """Return the parameter values given (everything but ``benchmark``)."""
-        return dict(self.model_extra or {})
-
-
-class SweepOptions(BaseModel):
-    """Run options shared by every run of the sweep."""
-
-    model_config = _Strict
-    scoring: Literal["generate", "logprob"] = "generate"
-    concurrency: int = Field(default=8, ge=1)
-    max_new_tokens: int | None = Field(default=None, ge=1)
-    temperature: float = Field(default=0.0, ge=0)
-    top_logprobs: int = Field(default=5, ge=0)
-    seed: int | None = None
-    requests_per_minute: float | None = Field(default=None, gt=0)
-    tokens_per_minute: float | None = Field(default=None, gt=0)
-    max_retries: int = Field(default=6, ge=0)
-    request_timeout: float = Field(default=60.0, gt=0)
-    use_cache: bool = True
-    limit: int | None = Field(default=None, ge=0)
-    permute: str | None = None
-    sample: int | None = Field(default=None, ge=1)
-    max_wait: float = Field(default=120.0, gt=0)
-    max_answer_chars: int = Field(default=200_000, ge=1)
-
-    def run_options(self, show_progress: bool, task: Task | None = None) -> RunOptions:
-        """Return the :class:`RunOptions` these options stand for (the task's own generation
-        length unless ``max_new_tokens`` is set)."""
-        values = {**self.model_dump(), "show_progress": show_progress}
-        return run_options_from(values, task)
-
-
-class SweepFile(BaseModel):
-    """A whole sweep file."""
-
-    model_config = _Strict
-    out: Path
-    models: list[str | ModelEntry] = Field(min_length=1)
-    runs: list[RunEntry] = Field(min_length=1)
-    options: SweepOptions = Field(default_factory=SweepOptions)
+__all__ = [
+    "ModelEntry",
+    "PlannedRun",
+    "RunEntry",
+    "SweepFile",
+    "SweepOptions",
+    "SweepResult",
+    "check_cells",
+    "load_sweep",
+    "plan_sweep",
+    "run_sweep",
+]
 
 
 @dataclass
@@ -149,80 +77,6 @@ class SweepResult:
         from relreason.analysis.runs_table import format_rows
 
         return format_rows(self.rows)
-
-
-def _line_of(node: yaml.Node | None, loc: Sequence[int | str]) -> int | None:
-    """The 1-based line of the YAML node at pydantic location ``loc`` (nearest found)."""
-    line = None if node is None else node.start_mark.line + 1
-    for step in loc:
-        child = None
-        if isinstance(node, yaml.MappingNode):
-            child = next((v for k, v in node.value if k.value == step), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int):
-            child = node.value[step] if step < len(node.value) else None
-        if child is None:
-            break
-        node, line = child, child.start_mark.line + 1
-    return line
-
-
-def load_sweep(path: Path) -> SweepFile:
-    """Read and validate a sweep file.
-
-    Raises ``UsageError`` when it cannot be read, ``DataError`` naming the file, line and field
-    when it is not valid YAML or does not match the schema.
-    """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"cannot read the sweep file {path}: {error}") from None
-    data, root = load_yaml(text, str(path))
-    if not isinstance(data, dict):
-        raise DataError(str(path), "expected a mapping with out, models and runs")
-    try:
-        sweep = SweepFile.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        loc = [p for p in first["loc"] if isinstance(p, int | str)]
-        shown = ".".join(str(p) for p in loc if not str(p).startswith(("str", "ModelEntry")))
-        line = _line_of(root, loc)
-        raise DataError(
-            str(path),
-            scrub_secrets(
-                first["msg"] + (f" (got {first['input']!r:.200})" if "input" in first else "")
-            ),
-            item=None if line is None else f"line {line}",
-            field=shown or None,
-        ) from None
-    _check_entries(sweep, root, Path(path))
-    return sweep
-
-
-def _check_entries(sweep: SweepFile, root: yaml.Node | None, path: Path) -> None:
-    """Each run entry names a registered benchmark and only its parameters (``DataError``
-    naming the line and field otherwise)."""
-    from relreason.benchmarks import names
-
-    for position, entry in enumerate(sweep.runs):
-        loc: list[int | str] = ["runs", position, "benchmark"]
-        if entry.benchmark not in names():
-            message = f"unknown benchmark {entry.benchmark!r}; valid: {', '.join(names())}"
-            _raise_at(path, root, loc, message)
-        fields = get_benchmark(entry.benchmark).params_model.model_fields
-        for name in entry.axes():
-            if name not in fields:
-                message = f"not a {entry.benchmark} parameter; valid: {', '.join(fields)}"
-                _raise_at(path, root, ["runs", position, name], message)
-
-
-def _raise_at(path: Path, root: yaml.Node | None, loc: list[int | str], message: str) -> None:
-    line = _line_of(root, loc)
-    raise DataError(
-        str(path),
-        message,
-        item=None if line is None else f"line {line}",
-        field=".".join(str(p) for p in loc),
-    )
 
 
 def _slug(text: str) -> str:
@@ -324,15 +178,12 @@ def _changes(run: PlannedRun, options: RunOptions) -> list[str]:
     return changed
 
 
-async def _arun_sweep(
-    planned: Sequence[PlannedRun],
-    sweep_options: SweepOptions,
-    data_dir: Path | None,
-    show: bool,
-    rerun_changed: bool = False,
-) -> None:
-    from relreason.models.registry import load_backend
-
+def check_cells(
+    planned: Sequence[PlannedRun], sweep_options: SweepOptions, rerun_changed: bool
+) -> tuple[list[RunOptions], list[int], list[bool]]:
+    """Each cell's run options, its number of items and whether it is left to run (a
+    finished cell is skipped). A finished cell whose items, model or options changed is
+    refused (``UsageError`` naming them) unless ``rerun_changed``: then it runs again."""
     options = [sweep_options.run_options(show_progress=False, task=p.task) for p in planned]
     sizes = [len(select_items(p.task, o)) for p, o in zip(planned, options, strict=True)]
     stale = {}
@@ -347,11 +198,28 @@ async def _arun_sweep(
             f"{len(stale)} finished run(s) of this sweep were made with other items, model or "
             f"options: {shown}; rerun them with --rerun-changed, or use another out folder"
         )
+    todo = [
+        run.out_dir in stale or not _finished(run.out_dir, size)
+        for run, size in zip(planned, sizes, strict=True)
+    ]
+    return options, sizes, todo
+
+
+async def _arun_sweep(
+    planned: Sequence[PlannedRun],
+    sweep_options: SweepOptions,
+    data_dir: Path | None,
+    show: bool,
+    rerun_changed: bool = False,
+) -> None:
+    from relreason.models.registry import load_backend
+
+    options, sizes, todo = check_cells(planned, sweep_options, rerun_changed)
     backends: dict[str, Any] = {}
     with RunProgress(enabled=show, overall=sum(sizes)) as progress:
         try:
-            for run, run_options, size in zip(planned, options, sizes, strict=True):
-                if run.out_dir not in stale and _finished(run.out_dir, size):
+            for run, run_options, size, left in zip(planned, options, sizes, todo, strict=True):
+                if not left:
                     progress.add_overall(size)
                     continue
                 key = json.dumps(run.model.model_dump(), sort_keys=True)
@@ -380,11 +248,14 @@ def run_sweep(
     show_progress: bool = True,
     out: Path | None = None,
     rerun_changed: bool = False,
+    ray: str | None = None,
 ) -> SweepResult:
     """Run every run of the sweep file that is not complete yet; return the results table.
 
     ``out`` overrides the file's ``out``. A finished cell whose items, model or options changed
     is refused (``UsageError`` naming them) unless ``rerun_changed``: then it is run again.
+    ``ray`` (an address: ``auto``, ``ray://HOST:10001``, or ``local`` for a cluster started
+    here) runs each cell as a task on a Ray cluster (``relreason.run.sweep_ray``).
     Raises ``DataError``/``UsageError`` for a bad sweep file (before anything runs) and
     whatever a run raises.
     """
@@ -392,7 +263,12 @@ def run_sweep(
     if out is not None:
         sweep.out = out
     planned = plan_sweep(sweep, path=Path(path), data_dir=data_dir)
-    run_coroutine(_arun_sweep(planned, sweep.options, data_dir, show_progress, rerun_changed))
+    if ray is not None:
+        from relreason.run.sweep_ray import run_on_ray
+
+        run_on_ray(planned, sweep.options, ray, show=show_progress, rerun_changed=rerun_changed)
+    else:
+        run_coroutine(_arun_sweep(planned, sweep.options, data_dir, show_progress, rerun_changed))
     from relreason.analysis.runs_table import collect
 
     return SweepResult(collect(sweep.out))
