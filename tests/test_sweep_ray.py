@@ -5,6 +5,7 @@ cell runs again elsewhere and is written once."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -42,9 +43,19 @@ def cluster() -> Any:
             log_to_driver=False,
             runtime_env={"env_vars": env},
         )
+    ready = ray.remote(num_cpus=1)(_pid)  # two workers started once, for every test
+    assert len(set(ray.get([ready.remote(0.5) for _ in range(2)]))) == 2
     yield ray
     if started:
         ray.shutdown()
+
+
+def _pid(wait_s: float) -> int:
+    """This worker's process id, after ``wait_s`` seconds (so that two run at once)."""
+    import time
+
+    time.sleep(wait_s)
+    return os.getpid()
 
 
 def _write(
@@ -71,14 +82,16 @@ def _folders(out: Path) -> dict[str, tuple[list[dict[str, Any]], dict[str, Any]]
     return cells
 
 
-def _ray_sweep(path: Path, **kwargs: Any) -> list[Any]:
+def _ray_sweep(path: Path, grants: dict[str, Any] | None = None, **kwargs: Any) -> list[Any]:
     from relreason.run.sweep_ray import run_on_ray
 
     sweep = load_sweep(path)
     starts: list[Any] = []
     on_start = kwargs.pop("on_start", starts.append)
     planned = plan_sweep(sweep, path=path)
-    run_on_ray(planned, sweep.options, "local", show=False, on_start=on_start, **kwargs)
+    got = run_on_ray(planned, sweep.options, "local", show=False, on_start=on_start, **kwargs)
+    if grants is not None:
+        grants.update(got)
     return starts
 
 
@@ -140,3 +153,32 @@ def test_a_worker_killed_mid_cell_loses_nothing(cluster: Any, tmp_path: Path) ->
     assert manifest["status"] == "complete" and len(manifest["sessions"]) == 1, "written once"
     lines = (victim.out_dir / "records.jsonl").read_text().splitlines()
     assert len(lines) == len({json.loads(line)["index"] for line in lines}) == 8
+
+
+def test_api_cells_on_one_server_share_its_rate_limit(cluster: Any, tmp_path: Path) -> None:
+    """Two API cells on two workers against one real local server: every request of both
+    goes through the one limit of that server (30 a minute: one every 2 s), held by a Ray
+    actor, so the 10 requests are let through over 16 s or more, as one process would."""
+    from servers.fault_server import FaultServer
+
+    arrived: list[str] = []
+    with FaultServer(fault_rate=0.0, reply=lambda prompt: arrived.append(prompt) or "A") as server:
+        path = tmp_path / "api.yaml"
+        path.write_text(
+            f"out: {tmp_path / 'out'}\n"
+            f'models: [{{spec: "openai:toy", base_url: "{server.url}"}}]\n'
+            "runs: [{benchmark: compose, language: en, method: [zs, fs]}]\n"
+            "options: {limit: 5, use_cache: false, requests_per_minute: 30,"
+            " max_new_tokens: 4}\n"
+        )
+        grants: dict[str, list[float]] = {}
+        starts = _ray_sweep(path, grants)
+    assert len({s.pid for s in starts}) == 2, "the two cells ran in two workers"
+    assert len(arrived) == 10
+    assert list(grants) == [f"openai {server.url}"]
+    times = sorted(grants[f"openai {server.url}"])
+    assert len(times) == 10, "every request of both cells went through the one limit"
+    gaps = [round(b - a, 2) for a, b in itertools.pairwise(times)]
+    assert times[-1] - times[0] >= 0.9 * 2.0 * 8, gaps  # a first burst of 2 at most
+    for folder in (tmp_path / "out").glob("*/*"):
+        assert read_manifest(folder)["status"] == "complete"

@@ -5,6 +5,7 @@ workers' progress for the driver. Plain classes: ``sweep_ray`` makes them actors
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 
@@ -57,6 +58,7 @@ class ServerState:
         self.limits: Any = None
         self.failures = 0
         self.message: str | None = None
+        self.granted: list[float] = []
 
     def _limits(self) -> Any:
         from relreason.run.limits import RateLimits
@@ -68,6 +70,11 @@ class ServerState:
     async def acquire(self, requests: int, tokens: int) -> None:
         """Wait until the requests and tokens fit."""
         await self._limits().acquire(requests, tokens)
+        self.granted.extend([time.monotonic()] * requests)
+
+    async def grants(self) -> list[float]:
+        """When each request was let through (this actor's clock)."""
+        return list(self.granted)
 
     async def add_tokens(self, tokens: int) -> None:
         """Charge more tokens."""

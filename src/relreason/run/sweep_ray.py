@@ -217,8 +217,9 @@ def run_on_ray(
     show: bool = True,
     rerun_changed: bool = False,
     on_start: Callable[[CellStart], None] | None = None,
-) -> None:
+) -> dict[str, list[float]]:
     """Run the sweep's cells left to run as Ray tasks; write each cell's folder as it ends.
+    Return, per API server set, when its shared limit let each request through.
 
     ``address``: ``local`` starts a cluster in this process, anything else is given to
     ``ray.init`` (``auto``, ``ray://HOST:10001``); an initialised Ray is used as it is.
@@ -275,6 +276,7 @@ def run_on_ray(
         _show(ray.get(hub.drain.remote()), planned, progress, shown, on_start)
     if first_error is not None:
         raise first_error
+    return {key: ray.get(state.grants.remote()) for key, state in states.items()}
 
 
 def _show(
