@@ -43,7 +43,6 @@ from relreason.models.tree_attention import (
 
 PACK_TOKENS = 1024  # block-masked siblings per pass, in tokens (its attention is quadratic)
 SEGMENT_TOKENS = 2048  # segmented siblings per pass, in tokens (linear; measured best here)
-RAMP_SHARES = (0.125, 0.25, 0.5)  # the first passes over a task's items: early progress
 # Config attributes that change logits after the output layer; with any of them set the model
 # is run whole (its logits kept at every position) instead of body + output layer.
 _LOGIT_TRANSFORMS = ("final_logit_softcapping", "logit_scale", "logits_scaling")
@@ -132,7 +131,7 @@ class TreeRunner:
                 todo = [(kv, node) for kv, node in zip(kvs, chunk, strict=True) if node.children]
                 for kv, node in reversed(todo):
                     assert kv is not None
-                    groups = self._groups(node.children, ramp=node is trunk)
+                    groups = self._groups(node.children)
                     stack.extend((kv, node.end, g) for g in reversed(groups))
         return acc
 
@@ -284,28 +283,20 @@ class TreeRunner:
         """A fresh cache holding ``kv`` (the model's updates never reach ``kv`` itself)."""
         return DynamicCache(list(kv)) if kv else DynamicCache()
 
-    def _groups(self, children: list[Node], ramp: bool = False) -> list[list[Node]]:
+    def _groups(self, children: list[Node]) -> list[list[Node]]:
         """Siblings, longest first, in groups: segmented, of at most ``SEGMENT_TOKENS`` tokens;
         block-masked, of ``batch_size`` nodes and at most ``PACK_TOKENS`` tokens; padded, of
-        ``batch_size`` nodes (a node longer than the limit is a group of its own). With
-        ``ramp`` (the trunk's children: a task's items) the first packed groups are smaller
-        (``RAMP_SHARES`` of the limit), so that the first items finish, and progress shows,
-        within seconds of the start."""
+        ``batch_size`` nodes (a node longer than the limit is a group of its own)."""
         groups: list[list[Node]] = []
         size = 0
         packed = self.mask_kind is not None
         linear = packed and (self.segmented or self.lean is not None)
-        full_limit = SEGMENT_TOKENS if linear else PACK_TOKENS
-        shares = RAMP_SHARES if ramp else ()
-        limit = int(full_limit * shares[0]) if shares else full_limit
+        limit = SEGMENT_TOKENS if linear else PACK_TOKENS
         for c in sorted(children, key=lambda c: -len(c.tokens)):
             full = groups and (
                 (len(groups[-1]) >= self.batch_size and not linear)
                 or (packed and size + len(c.tokens) > limit)
             )
-            if full:
-                k = len(groups)
-                limit = int(full_limit * shares[k]) if k < len(shares) else full_limit
             if not groups or full:
                 groups.append([])
                 size = 0
