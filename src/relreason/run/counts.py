@@ -169,7 +169,8 @@ def plain_line(
 ) -> str:
     """One progress line for a log, at most ``width`` characters: done/total, items/s,
     tokens/s, ETA, accuracy, failures and retries (when any). The name is cut in its middle
-    to fit; on a very narrow width the token rate, then the accuracy, are left out."""
+    to fit; when that is not enough the token rate, the accuracy, the ETA and the retries are
+    left out, in that order."""
     shown = counts.shown
     share = shown / counts.total if counts.total else 1.0
     parts = [
@@ -181,7 +182,7 @@ def plain_line(
         f"failed {counts.failed}",
         f"retries {counts.retries}" if counts.retries else "",
     ]
-    for drop in (None, 2, 4):
+    for drop in (None, 2, 4, 3, 6):  # tokens/s, accuracy, ETA, retries
         if drop is not None:
             parts[drop] = ""
         stats = " ".join(p for p in parts if p)
