@@ -147,9 +147,12 @@ def test_connection_refused_names_the_url(tmp_path: Path) -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     url = f"http://127.0.0.1:{port}"
-    with pytest.raises(RelreasonError, match=rf"{url}/convre/\S+\.json"):
+    with pytest.raises(RelreasonError, match=rf"{url}/convre/\S+\.json") as refused:
         download("convre", tmp_path, mirror=url, timeout=5)
     assert leftovers(tmp_path) == []
+    # and it names the ways on without this network
+    for way in ("RELREASON_DATA_DIR=DIR", "--data-dir DIR", "--mirror URL", "RELREASON_MIRROR"):
+        assert way in str(refused.value)
 
 
 @pytest.mark.parametrize(("which", "mirror_url"), [("bogus", None), ("mcr", "ftp://example")])

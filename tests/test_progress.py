@@ -21,6 +21,7 @@ from relreason.run.progress import (
     RunCounts,
     RunProgress,
     format_duration,
+    format_rate,
     plain_line,
 )
 from relreason.run.runner import RunOptions, run_task
@@ -51,16 +52,17 @@ def test_plain_lines_come_every_interval_and_count_retries() -> None:
         time.sleep(0.3)
         lines = stream.getvalue().splitlines()
         assert len(lines) >= 2  # several ticks, each a whole line
-        assert lines[-1].startswith("toy | first: 1/3 items (33%), ")
-        assert "acc 1.000, failed 0, retries 1" in lines[-1]
+        assert lines[0].startswith("toy | first: 0/3 (0%) ")  # at once, as the run starts
+        assert lines[-1].startswith("toy | first: 1/3 (33%) ")
+        assert lines[-1].endswith("acc 1.000 failed 0 retries 1")
         progress.event(run_id, ItemFinished(1, "failed", False, False))
         progress.event(run_id, ItemFinished(2, "wrong", False, False))
-        assert stream.getvalue().splitlines()[-1].startswith("toy | first: 3/3 items (100%)")
+        assert stream.getvalue().splitlines()[-1].startswith("toy | first: 3/3 (100%)")
         ticks = len(stream.getvalue().splitlines())
         time.sleep(0.2)
         assert len(stream.getvalue().splitlines()) == ticks  # a finished run says no more
     assert "\r" not in stream.getvalue()
-    assert "failed 1, retries 1" in stream.getvalue().splitlines()[-1]
+    assert "failed 1 retries 1" in stream.getvalue().splitlines()[-1]
 
 
 def test_a_stopped_run_ends_with_where_it_stopped() -> None:
@@ -70,9 +72,9 @@ def test_a_stopped_run_ends_with_where_it_stopped() -> None:
     progress.advance(run_id, correct=True, failed=False)
     progress.close()
     progress.close()
-    assert stream.getvalue().splitlines() == [
-        stream.getvalue().splitlines()[0]
-    ] and stream.getvalue().startswith("r: 5/10 items (50%), ")
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2  # as it started, then where it stopped
+    assert lines[0].startswith("r: 4/10 (40%) ") and lines[1].startswith("r: 5/10 (50%) ")
 
 
 @given(
@@ -84,12 +86,12 @@ def test_a_plain_line_holds_done_total_rate_and_eta(total: int, done: int, elaps
     done = min(done, total)
     counts = RunCounts(total=total, done=done, started=0.0)
     line = plain_line("run", counts, now=elapsed)
-    assert f" {done}/{total} items " in line
+    assert line.startswith(f"run: {done}/{total} (")
     if done:
-        assert f"{done / elapsed:.2f}/s" in line
-        assert f"ETA {format_duration((total - done) / (done / elapsed))}," in line
+        assert f" {format_rate(done / elapsed)}/s " in line
+        assert f" ETA {format_duration((total - done) / (done / elapsed))} " in line
     else:
-        assert "-/s, ETA ?," in line
+        assert " -/s - tok/s ETA ? " in line
 
 
 @pytest.mark.parametrize(
@@ -139,7 +141,7 @@ def test_a_run_without_a_terminal_prints_plain_progress(
         RunOptions(use_cache=False, show_progress=True),
     )
     out, err = capsys.readouterr()
-    assert "toy | first: 30/30 items (100%)" in err
+    assert "toy | first: 30/30 (100%)" in err
     assert f"accuracy {summary.accuracy:.4f}" in out and "chance 0.500" in out
 
 
@@ -151,5 +153,6 @@ def test_a_sweep_in_a_log_also_shows_the_overall_count() -> None:
         progress.advance(run_id, correct=True, failed=False)
         progress.write_plain()
     lines = stream.getvalue().splitlines()
-    assert lines[0].startswith("run 2: 1/6 items (17%), ")
-    assert lines[1].startswith("all runs: 5/10 items (50%), ") and "acc" not in lines[1]
+    assert lines[0].startswith("run 2: 0/6 (0%) ")  # as it started
+    assert lines[1].startswith("run 2: 1/6 (17%) ")
+    assert lines[2].startswith("all runs: 5/10 (50%) ") and "acc" not in lines[2]

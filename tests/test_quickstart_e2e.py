@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from relreason.records import load_records
 from relreason.records.context import label_sort_key
 
 REPO = Path(__file__).resolve().parents[1]
@@ -90,10 +91,14 @@ def _mcr_files(root: Path) -> list[int]:
 
 
 def _quickstart_runs() -> list[list[str]]:
-    """The ``relreason run`` commands of scripts/quickstart.sh, as argument lists."""
+    """The ``relreason run`` commands of scripts/quickstart.sh, as argument lists, with the
+    script's defaults (``NAME=${QUICKSTART_NAME:-VALUE}``: sample sizes, model, folder) put in."""
     script = (REPO / "scripts" / "quickstart.sh").read_text(encoding="utf-8")
+    defaults = dict(re.findall(r"^(\w+)=\$\{\w+:-([^}]+)\}$", script, re.M))
     return [
-        shlex.split(line)[1:] for line in script.splitlines() if line.startswith("relreason run ")
+        [re.sub(r"\$(\w+)", lambda m: defaults[m[1]], a) for a in shlex.split(line)[1:]]
+        for line in script.splitlines()
+        if line.strip().startswith("relreason run ")
     ]
 
 
@@ -123,11 +128,13 @@ def test_the_quickstart_explains_its_numbers(tmp_path: Path, model: str) -> None
     )
     runs = _quickstart_runs()
     assert [r[:2] for r in runs] == [["run", "compose"], ["run", "convre"], ["run", "mcr"]]
-    for args, chance, n in (
+    for args, chance, n_task in (
         (runs[0], 0.25, 150),  # the shipped generated set: 150 questions, 4 options each
         (runs[1], 0.5, n_convre),
-        (runs[2], sum(1 / k for k in sizes) / len(sizes), len(sizes)),
+        (runs[2], None, len(sizes)),
     ):
+        assert "--sample" in args, "the quickstart runs stratified samples"
+        n = min(n_task, int(args[args.index("--sample") + 1]))
         done = _run([*args, "--model", model], env, tmp_path)
         assert done.returncode == 0, done.stderr
         out, err = done.stdout, done.stderr
@@ -137,6 +144,9 @@ def test_the_quickstart_explains_its_numbers(tmp_path: Path, model: str) -> None
         assert f"accuracy {summary['accuracy']:.4f} ({summary['correct']}/{n};" in out
         # their context: chance, the baselines on the same items (the run is one of them)
         context = summary["context"]
+        if chance is None:  # MCR: the mean of 1/options over the items run
+            ran = load_records(folder)
+            chance = sum(1 / sizes[i] for i in ran) / len(ran)
         assert context["chance"] == pytest.approx(chance)
         assert context["baselines"][model] == summary["accuracy"]
         assert f"chance {chance:.3f}" in out
@@ -163,10 +173,49 @@ def test_the_quickstart_explains_its_numbers(tmp_path: Path, model: str) -> None
         assert (habit in out) == (model == "first")
         # a log, not a terminal: plain progress lines on stderr, no \r, no library bars
         assert re.search(
-            rf": {n}/{n} items \(100%\), [\d.]+/s, ETA 0s, acc [\d.]+, failed 0, retries 0$",
-            err,
-            re.M,
+            rf": {n}/{n} \(100%\) [\d.k]+/s [\d.k-]+ tok/s ETA 0s acc [\d.]+ failed 0$", err, re.M
         )
+        assert all(len(line) <= 80 for line in err.splitlines())
         assert "\r" not in out + err and "\x1b[" not in out + err
         # 80 columns (a folder path may be longer: it is never broken)
         assert all(len(line) <= 80 for line in out.splitlines() if not line.startswith("  folder:"))
+
+
+def test_without_network_the_quickstart_says_how_to_go_on(tmp_path: Path) -> None:
+    """The script itself, offline (the data mirror is a closed local port), on a baseline:
+    the download fails naming the ways out, ConvRe and MCR are skipped, and the script still
+    ends with the result of the run that needs no download, exit 0."""
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TERM")}
+    env.pop("RELREASON_DATA_DIR", None)
+    env.update(
+        COLUMNS="80",
+        QUICKSTART_SKIP_INSTALL="1",
+        QUICKSTART_MODEL="first",
+        QUICKSTART_OUT=str(tmp_path / "runs"),
+        RELREASON_MIRROR=f"http://127.0.0.1:{port}",
+        RELREASON_CACHE_DIR=str(tmp_path / "cache"),
+        PYTHONPATH=os.pathsep.join(sys.path),
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
+    )
+    done = subprocess.run(
+        ["bash", str(REPO / "scripts" / "quickstart.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    err = " ".join(done.stderr.split())
+    assert "download failed" in err and "RELREASON_DATA_DIR" in err and "--mirror" in err
+    out = done.stdout
+    assert "RELREASON_DATA_DIR=DIR bash scripts/quickstart.sh" in " ".join(out.split())
+    assert not (tmp_path / "runs" / "quickstart-convre").exists()
+    summary = json.loads((tmp_path / "runs" / "quickstart-compose" / "summary.json").read_text())
+    tail = out[out.rindex("The run that needed no download") :].splitlines()
+    assert len(tail) == 3 and tail[1].split()[:2] == ["model", "benchmark"], tail
+    assert f"{summary['accuracy']:.4f}" in tail[2] and "compose" in tail[2], tail

@@ -26,6 +26,15 @@ def sweep(
             "--rerun-changed", help="Run again the finished cells whose items or model changed."
         ),
     ] = False,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            metavar="ADDRESS",
+            help="Run each cell as a task on a Ray cluster: auto (the cluster this machine "
+            "belongs to), ray://HOST:10001, or local (start one here). Needs relreason[ray].",
+        ),
+    ] = None,
 ) -> None:
     """Run every run of a sweep file that is not complete yet, then print the results table
     (exit 3 when some items failed)."""
@@ -34,7 +43,9 @@ def sweep(
         return
     from relreason.run.sweep import run_sweep
 
-    result = run_sweep(file, data_dir=data_dir, show_progress=progress, rerun_changed=rerun_changed)
+    result = run_sweep(
+        file, data_dir=data_dir, show_progress=progress, rerun_changed=rerun_changed, ray=ray
+    )
     typer.echo(str(result))
     failed = sum(int(row.get("failed") or 0) for row in result.rows)
     if failed:

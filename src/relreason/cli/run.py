@@ -247,9 +247,11 @@ def execute(task: Task, cfg: RunConfig) -> None:
 
         typer.echo(str(dry_run(task, cfg.model, options, prices_file=cfg.prices)))
         return
+    from relreason.run.progress import loading
     from relreason.run.runner import run_task
 
-    backend = load_backend(cfg.model, model_options)
+    with loading(cfg.model, enabled=cfg.progress):
+        backend = load_backend(cfg.model, model_options)
     out = cfg.out or _default_out(task, cfg.model)
     announce(out)
     summary = run_task(

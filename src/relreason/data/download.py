@@ -29,6 +29,14 @@ log = logging.getLogger(__name__)
 MIRROR_ENV = "RELREASON_MIRROR"
 RAW_BASE = "https://raw.githubusercontent.com"
 MAX_BYTES = 64 * 1024 * 1024
+OFFLINE_HINT = (
+    "To go on without this network: copy the data folder (convre/, mcr/) from a machine that "
+    "has it (`relreason download all --dest DIR` there) and set RELREASON_DATA_DIR=DIR (or "
+    f"pass --data-dir DIR), or fetch from a mirror you can reach with --mirror URL (or "
+    f"{MIRROR_ENV}=URL) serving <benchmark>/<file>. The generated benchmark needs no download: "
+    "relreason run compose."
+)
+"""What a failed connection says to do next."""
 
 
 def raw_url(files: DataFiles, path: str, raw_base: str = RAW_BASE) -> str:
@@ -75,7 +83,12 @@ def fetch(client: httpx.Client, url: str) -> bytes:
                     raise RelreasonError(f"download failed: {url} is larger than {MAX_BYTES} bytes")
                 chunks.append(chunk)
     except httpx.TimeoutException:
-        raise RelreasonError(f"download failed: {url} timed out") from None
+        raise RelreasonError(f"download failed: {url} timed out. {OFFLINE_HINT}") from None
+    except httpx.TransportError as exc:
+        raise RelreasonError(
+            f"download failed: {url}: {exc or type(exc).__name__} (no network, or the host is "
+            f"unreachable). {OFFLINE_HINT}"
+        ) from None
     except httpx.HTTPError as exc:
         raise RelreasonError(f"download failed: {url}: {exc}") from None
     return b"".join(chunks)

@@ -13,7 +13,7 @@ request that fails for good comes back as ``Response(error=...)``. They may rais
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from relreason.types import ChoiceRequest, GenerationRequest, Response
@@ -50,6 +50,16 @@ class ModelBackend(ABC):
     batch_size: int = 1
     supports_logprobs: bool = False
     supports_choice_scoring: bool = True
+    work_listener: Callable[[int, int], None] | None = None
+    """Set by the runner while a run uses the backend; see :meth:`report_work`."""
+
+    def report_work(self, requests: int, tokens: int) -> None:
+        """Tell the runner (from any thread) that ``requests`` requests were computed and
+        ``tokens`` tokens run since the last report. Local backends call it within a batch or
+        a prefix-tree pass so that progress moves before the batch returns; others need not."""
+        listener = self.work_listener
+        if listener is not None and (requests or tokens):
+            listener(requests, tokens)
 
     @abstractmethod
     def describe(self) -> Mapping[str, Any]:

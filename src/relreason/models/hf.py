@@ -106,7 +106,13 @@ class HFBackend(ModelBackend):
         )
         # With the prefix cache on, causal rows go through a prefix tree (hf_tree_scorer).
         self._tree = (
-            PrefixTreeScorer(self.model, batch_size, self.pad_id, prefix_stats=self.prefix.stats)
+            PrefixTreeScorer(
+                self.model,
+                batch_size,
+                self.pad_id,
+                prefix_stats=self.prefix.stats,
+                on_progress=self.report_work,
+            )
             if self.prefix is not None
             else None
         )
@@ -235,6 +241,7 @@ class HFBackend(ModelBackend):
                 encoder_decoder=self.encoder_decoder,
                 eos_ids=self.eos_ids,
                 pad_id=self.pad_id,
+                on_step=self.report_work,
             )
         except (RuntimeError, ValueError) as exc:
             for i, _ in chunk:

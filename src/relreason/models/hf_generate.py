@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
-from transformers import GenerationConfig
+from transformers import GenerationConfig, StoppingCriteria
 
 from relreason.models.base import cut_at_stop
 from relreason.types import GenerationParams
@@ -59,6 +59,39 @@ def _top(
     return tuple(result)
 
 
+class _StepReporter(StoppingCriteria):
+    """Stops nothing: after each generation step reports the rows that just ended (an end of
+    sequence token) and the tokens of the step (the prompts' with the first) to ``report``;
+    ``finish`` reports the rows still open when the batch ends (stop strings, length)."""
+
+    def __init__(
+        self, report: Callable[[int, int], None], prompts: Sequence[list[int]], eos_ids: list[int]
+    ) -> None:
+        self.report = report
+        self.open = [True] * len(prompts)
+        self.pending_prompt = sum(len(p) for p in prompts)
+        self.eos = torch.tensor(eos_ids or [-1])
+
+    def __call__(
+        self, input_ids: torch.Tensor, scores: torch.Tensor, **kwargs: Any
+    ) -> torch.Tensor:
+        ended = torch.isin(input_ids[:, -1].cpu(), self.eos).tolist()
+        running = sum(self.open)
+        finished = 0
+        for row, end in enumerate(ended):
+            if end and self.open[row]:
+                self.open[row] = False
+                finished += 1
+        self.report(finished, running + self.pending_prompt)
+        self.pending_prompt = 0
+        return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+
+    def finish(self) -> None:
+        """Report the rows that ended otherwise than by an end of sequence token."""
+        self.report(sum(self.open), self.pending_prompt)
+        self.open = [False] * len(self.open)
+
+
 def generate_batch(
     model: Any,
     tokenizer: Any,
@@ -68,11 +101,14 @@ def generate_batch(
     encoder_decoder: bool,
     eos_ids: list[int],
     pad_id: int,
+    on_step: Callable[[int, int], None] | None = None,
 ) -> list[Generated]:
     """Generate for a batch of tokenized prompts sharing ``params``; one result per prompt.
 
     Causal prompts are left-padded; encoder inputs right-padded (both with attention masks).
     Temperature 0 means greedy decoding; above 0, sampling seeded with ``params.seed`` (or 0).
+    ``on_step(rows ended, tokens)`` is called after every step (progress within the batch;
+    every row is reported once, the last ones when the batch ends).
     Raises whatever transformers raises for a failing batch.
     """
     width = max(len(p) for p in prompts)
@@ -84,13 +120,17 @@ def generate_batch(
         mask[i, cols] = 1
     if params.temperature > 0:
         torch.manual_seed(params.seed if params.seed is not None else 0)
+    reporter = None if on_step is None else _StepReporter(on_step, prompts, eos_ids)
     with torch.inference_mode():
         out = model.generate(
             input_ids=ids.to(model.device),
             attention_mask=mask.to(model.device),
             generation_config=_config(params, eos_ids, pad_id),
             tokenizer=tokenizer,
+            stopping_criteria=None if reporter is None else [reporter],
         )
+    if reporter is not None:
+        reporter.finish()
     new = out.sequences[:, 1:] if encoder_decoder else out.sequences[:, width:]
     results = []
     for i, p in enumerate(prompts):

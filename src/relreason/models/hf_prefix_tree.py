@@ -16,6 +16,7 @@ Results equal the one-row-at-a-time computation up to float rounding (about 1e-5
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -98,8 +99,13 @@ class TreeRunner:
         """Forget the stored trunk cache (returns nothing)."""
         self.trunk = ([], [])
 
-    def run(self, root: Node, n_slots: int) -> list[float]:
-        """Run the tree rooted at ``root``; return the summed log-probability of every slot."""
+    def run(
+        self, root: Node, n_slots: int, on_pass: Callable[[list[int], int], None] | None = None
+    ) -> list[float]:
+        """Run the tree rooted at ``root``; return the summed log-probability of every slot.
+
+        ``on_pass``, when given, is called after each forward pass with the slots it read (a
+        slot once per token read) and the number of tokens it ran."""
         acc = [0.0] * n_slots
         stored_tokens, stored_kv = self.trunk
         m = common_prefix_len(stored_tokens, root.tokens)
@@ -115,6 +121,9 @@ class TreeRunner:
                     kvs: list[KV | None] = [past]
                 else:
                     kvs = self._chunk(parent_kv, parent_len, chunk, acc, keep_all=chunk[0] is trunk)
+                    if on_pass is not None:
+                        slots = [r.slot for n in chunk for r in n.reads]
+                        on_pass(slots, sum(len(n.tokens) for n in chunk))
                 if chunk[0] is trunk and root.tokens:
                     kv = kvs[0]
                     assert kv is not None

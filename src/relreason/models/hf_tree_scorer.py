@@ -4,12 +4,19 @@ prepared results until the runner asks for them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from relreason.models.hf_choices import PrefixStats, Row
 from relreason.models.hf_prefix_tree import TreeRunner
-from relreason.models.prefix_tree import TreeStats, build_tree, merge_small, rows_to_reads
+from relreason.models.prefix_tree import (
+    Read,
+    TreeStats,
+    build_tree,
+    merge_small,
+    rows_to_reads,
+)
 
 
 class PrefixTreeScorer:
@@ -28,9 +35,11 @@ class PrefixTreeScorer:
         pad_id: int = 0,
         head_only: bool = True,
         prefix_stats: PrefixStats | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
     ):
         self.runner = TreeRunner(model, batch_size, pad_id, head_only)
         self.prefix_stats = prefix_stats
+        self.on_progress = on_progress  # (requests whose every row is scored, tokens run)
         # (row tokens, continuation ids) -> [log-probability, rows still to be served]
         self.memo: dict[tuple[tuple[int, ...], tuple[int, ...]], list[float]] = {}
 
@@ -50,7 +59,7 @@ class PrefixTreeScorer:
         row_tokens = sum(len(r.tokens) for r in rows)
         self.stats.row_tokens += row_tokens
         before = self.stats.computed_tokens
-        acc = self.runner.run(root, len(slots))
+        acc = self.runner.run(root, len(slots), self._tracker(rows, reads, slots))
         if self.prefix_stats is not None:
             computed = self.stats.computed_tokens - before
             self.prefix_stats.computed_tokens += computed
@@ -59,6 +68,28 @@ class PrefixTreeScorer:
         for (j, label), value in zip(slots, acc, strict=True):
             results[j][label] = value
         return results
+
+    def _tracker(
+        self, rows: Sequence[Row], reads: list[list[Read]], slots: list[tuple[int, str]]
+    ) -> Callable[[list[int], int], None] | None:
+        """A pass listener that reports each request (row owner) once its last read is done."""
+        report = self.on_progress
+        if report is None:
+            return None
+        left_per_slot = Counter(r.slot for mine in reads for r in mine)
+        owner_of = [rows[j].owner for j, _ in slots]
+        left_per_owner = Counter(owner_of[slot] for slot in left_per_slot)
+
+        def on_pass(read_slots: list[int], tokens: int) -> None:
+            finished = 0
+            for slot in read_slots:
+                left_per_slot[slot] -= 1
+                if left_per_slot[slot] == 0:
+                    left_per_owner[owner_of[slot]] -= 1
+                    finished += left_per_owner[owner_of[slot]] == 0
+            report(finished, tokens)
+
+        return on_pass
 
     def prepare(self, rows: Sequence[Row]) -> None:
         """Score ``rows`` now (one tree) and keep the results for later ``score`` calls."""

@@ -100,6 +100,15 @@ def _convert(gguf: Path, dest: Path) -> None:
     tokenizer.save_pretrained(dest)
 
 
+def is_converted() -> bool:
+    """Whether the cached transformers copy is there and current (no conversion on load)."""
+    try:
+        gguf = gguf_path()
+    except RelreasonError:
+        return False
+    return _is_current(cache_root() / "models" / FOLDER_NAME, _source_identity(gguf))
+
+
 def converted_dir() -> Path:
     """Return the cached transformers folder of SmolLM2, converting the GGUF the first time.
 

@@ -24,6 +24,7 @@ from relreason.run.cache import ResponseCache, cache_key, stable_identity
 from relreason.run.events import Event, Retrying
 from relreason.run.limits import RateLimits
 from relreason.run.options import RunOptions
+from relreason.run.shared import SharedLimits, SharedServer
 from relreason.run.warnings import warn
 from relreason.types import ChoiceRequest, GenerationRequest, Response
 from relreason.untrusted import clean_response
@@ -85,14 +86,20 @@ class CallPath:
         options: RunOptions,
         cache: ResponseCache | None,
         emit: Callable[[Event], None] = lambda event: None,
+        shared: SharedServer | None = None,
     ) -> None:
         self.backend = backend
         self.options = options
         self.cache = cache
         self.emit = emit
+        self.shared = shared  # limits and breaker shared with other processes (Ray sweeps)
         self.identity = stable_identity(backend.describe())
-        self.limits = RateLimits(
-            options.requests_per_minute, options.tokens_per_minute, options.max_wait
+        self.limits: RateLimits | SharedLimits = (
+            shared.limits
+            if shared is not None
+            else RateLimits(
+                options.requests_per_minute, options.tokens_per_minute, options.max_wait
+            )
         )
         self.semaphore = asyncio.Semaphore(options.concurrency)
         self.rng = random.Random(options.seed)
@@ -237,24 +244,37 @@ class CallPath:
         )
 
     async def _guarded(self, call: Callable[[], Any], timeout: float | None) -> list[Response]:
-        """One attempt; counts consecutive failures to connect (the circuit breaker)."""
+        """One attempt; counts consecutive failures to connect (the circuit breaker, shared
+        with other processes when ``shared`` is given)."""
+        if self._tripped is None and self.shared is not None:
+            message = await self.shared.tripped()
+            if message is not None:
+                self._tripped = ServerUnreachableError(message)
         if self._tripped is not None:
             raise self._tripped
         try:
             responses: list[Response] = await asyncio.wait_for(call(), timeout)
         except TransientError as error:
             if error.connection is None:
-                self._connection_failures = 0
+                self._got_through()
                 raise
             self._connection_failures += 1
-            if self._connection_failures >= self.options.max_connection_failures:
-                self._tripped = ServerUnreachableError(
-                    _unreachable(error, self._connection_failures)
-                )
+            count = self._connection_failures
+            if self.shared is not None:
+                count = await self.shared.failed()
+            if count >= self.options.max_connection_failures:
+                self._tripped = ServerUnreachableError(_unreachable(error, count))
+                if self.shared is not None:
+                    self.shared.trip(str(self._tripped))
                 raise self._tripped from None
             raise
-        self._connection_failures = 0
+        self._got_through()
         return responses
+
+    def _got_through(self) -> None:
+        self._connection_failures = 0
+        if self.shared is not None:
+            self.shared.succeeded()
 
     def _before_sleep(self, state: RetryCallState) -> None:
         outcome = state.outcome

@@ -15,6 +15,8 @@ class ItemFinished:
     status: Status
     correct: bool
     cached: bool
+    tokens: int = 0
+    """Prompt and completion tokens of the item's record (0 when cached or unknown)."""
 
 
 @dataclass(frozen=True)
@@ -26,4 +28,14 @@ class Retrying:
     reason: str
 
 
-Event = ItemFinished | Retrying
+@dataclass(frozen=True)
+class Working:
+    """A local model finished computing ``requests`` requests (their records follow soon) and
+    ran ``tokens`` tokens through the model since its last report: progress within a batch or a
+    prefix-tree pass, before any item of it is recorded."""
+
+    requests: int
+    tokens: int
+
+
+Event = ItemFinished | Retrying | Working

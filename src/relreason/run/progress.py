@@ -1,20 +1,23 @@
 """Progress of runs and sweeps, fitted to where it is shown.
 
 In a terminal: a live rich bar per run (and an overall bar for a sweep) whose numbers (done/total,
-rate, ETA, running accuracy, failures) fit in 80 columns. Elsewhere (a CI log, ``| tee``, a file):
-one plain line every few seconds, to standard error: done/total, rate, ETA, accuracy, failures and
-retries. Disabled, it only keeps the counts, so the runner calls it the same way either way.
-:func:`quiet_library_bars` silences the model libraries' own bars (tqdm, transformers, hub).
-"""
+items/s, tokens/s, ETA, running accuracy, failures) fit in 80 columns. Elsewhere (a CI log,
+``| tee``, a file): a line when a run starts and then one every few seconds, to standard error,
+never over 80 columns: done/total, items/s, tokens/s, ETA, accuracy, failures and retries. A local
+model's ``Working`` events move the count within a batch or a prefix-tree pass, before its
+records are written. :func:`loading` says at once that a local model is loading.
+Disabled, it only keeps the counts, so the runner calls it the same way either way.
+:func:`quiet_library_bars` silences the model libraries' own bars (tqdm, transformers, hub)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any, TextIO
+from collections.abc import Iterator
+from typing import TextIO
 
 from rich.console import Console
 from rich.progress import (
@@ -30,72 +33,21 @@ from rich.progress import (
 from rich.table import Column
 from rich.text import Text
 
-from relreason.run.events import Event, ItemFinished, Retrying
+from relreason.run.counts import (
+    LINE_WIDTH,
+    PLAIN_INTERVAL_S,
+    RunCounts,
+    cut_middle,
+    format_duration,
+    format_rate,
+    plain_interval,
+    plain_line,
+)
+from relreason.run.events import Event, ItemFinished, Retrying, Working
+from relreason.types import Status
 
-PLAIN_INTERVAL_S = 5.0
-"""Seconds between two plain progress lines (non-terminal output)."""
-NAME_WIDTH = 20
+NAME_WIDTH = 16
 """The widest run name a live bar shows (longer names are cut with an ellipsis)."""
-
-
-@dataclass
-class RunCounts:
-    """Counts of one run so far (``start_done``: items a previous session had finished)."""
-
-    total: int
-    done: int = 0
-    correct: int = 0
-    failed: int = 0
-    retries: int = 0
-    start_done: int = 0
-    started: float = field(default_factory=time.monotonic)
-
-    @property
-    def accuracy(self) -> float:
-        """Running accuracy over the finished items (0.0 before any)."""
-        return self.correct / self.done if self.done else 0.0
-
-    def rate(self, now: float | None = None) -> float | None:
-        """Items finished per second in this session (None before the first)."""
-        elapsed = (now if now is not None else time.monotonic()) - self.started
-        new = self.done - self.start_done
-        return new / elapsed if new > 0 and elapsed > 0 else None
-
-    def eta_s(self, now: float | None = None) -> float | None:
-        """Seconds left at the current rate (None when unknown)."""
-        rate = self.rate(now)
-        return (self.total - self.done) / rate if rate else None
-
-    def fields(self) -> dict[str, Any]:
-        """Return the text fields the live display shows."""
-        return {"acc": f"{self.accuracy:.3f}", "failed": str(self.failed)}
-
-
-def format_duration(seconds: float | None) -> str:
-    """``1h02m``, ``3m05s``, ``42s``; ``?`` when unknown."""
-    if seconds is None:
-        return "?"
-    total = round(seconds)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes:02d}m"
-    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
-
-
-def plain_line(
-    name: str, counts: RunCounts, now: float | None = None, *, accuracy: bool = True
-) -> str:
-    """One progress line for a log: done/total, rate, ETA, accuracy, failures, retries."""
-    rate = counts.rate(now)
-    share = counts.done / counts.total if counts.total else 1.0
-    shown_rate = "-" if rate is None else f"{rate:.2f}"
-    shown_accuracy = f"acc {counts.accuracy:.3f}, " if accuracy else ""
-    return (
-        f"{name}: {counts.done}/{counts.total} items ({share:.0%}), {shown_rate}/s, "
-        f"ETA {format_duration(counts.eta_s(now))}, {shown_accuracy}"
-        f"failed {counts.failed}, retries {counts.retries}"
-    )
 
 
 class _RateColumn(ProgressColumn):
@@ -120,6 +72,7 @@ def _live(console: Console | None) -> Progress:
         BarColumn(bar_width=10),
         MofNCompleteColumn(table_column=_fixed(9)),
         _RateColumn(table_column=_fixed(7)),
+        TextColumn("{task.fields[tok]}t/s", table_column=_fixed(8)),
         TimeRemainingColumn(table_column=_fixed(7)),
         TextColumn("acc {task.fields[acc]} failed {task.fields[failed]}", table_column=_fixed(16)),
         console=console,
@@ -167,7 +120,8 @@ class RunProgress:
 
     ``enabled=False`` draws nothing. ``live`` chooses the rich bar (default: when ``console``
     writes to a terminal) or plain lines to ``stream`` (default standard error) every
-    ``interval`` seconds. Use as a context manager or call :meth:`close`.
+    ``interval`` seconds (default :func:`plain_interval`). Use as a context manager or call
+    :meth:`close`.
     """
 
     def __init__(
@@ -178,7 +132,7 @@ class RunProgress:
         overall: int | None = None,
         live: bool | None = None,
         stream: TextIO | None = None,
-        interval: float = PLAIN_INTERVAL_S,
+        interval: float | None = None,
     ) -> None:
         self.enabled = enabled
         self._progress: Progress | None = None
@@ -188,7 +142,8 @@ class RunProgress:
         self._next_id = 0
         self._lock = threading.Lock()
         self._ticker: _PlainTicker | None = None
-        self._sweep: RunCounts | None = None  # a sweep's overall counts (plain output)
+        self._sweep = overall is not None
+        self._overall_counts = RunCounts(total=overall or 0)  # a sweep's, over all its runs
         if not enabled:
             return
         if live is None:
@@ -198,17 +153,17 @@ class RunProgress:
             self._progress.start()
             if overall is not None:
                 self._overall = self._progress.add_task(
-                    "all runs", total=overall, acc="-", failed="0"
+                    "all runs", total=overall, acc="-", failed="0", tok="-"
                 )
         else:
-            if overall is not None:
-                self._sweep = RunCounts(total=overall)
-            self._ticker = _PlainTicker(self, stream or sys.stderr, interval)
+            every = plain_interval() if interval is None else interval
+            self._ticker = _PlainTicker(self, stream or sys.stderr, every)
 
     def start_run(
         self, name: str, total: int, *, done: int = 0, correct: int = 0, failed: int = 0
     ) -> TaskID | int:
-        """Add one run's bar (with the items a previous session already finished); return its id."""
+        """Add one run's bar (with the items a previous session already finished); return its
+        id. Plain output writes the run's first line at once."""
         counts = RunCounts(total=total, done=done, correct=correct, failed=failed, start_done=done)
         if self._progress is None:
             run_id: TaskID | int = self._next_id
@@ -218,48 +173,64 @@ class RunProgress:
         with self._lock:
             self._runs[run_id] = counts
             self._names[run_id] = name
+            self._overall_counts.done += done  # finished in an earlier session
+            self._overall_counts.start_done += done
+        if self._ticker is not None:
+            self._write([plain_line(name, counts)])
         return run_id
 
     def advance(self, run_id: TaskID | int, *, correct: bool, failed: bool) -> None:
         """Count one finished item of run ``run_id`` (plain output: a run's last line at once)."""
-        with self._lock:
-            counts = self._runs[run_id]
-            counts.done += 1
-            counts.correct += correct
-            counts.failed += failed
-            if self._sweep is not None:
-                self._sweep.done += 1
-                self._sweep.correct += correct
-                self._sweep.failed += failed
-        if self._progress is not None:
-            self._progress.update(TaskID(int(run_id)), advance=1, **counts.fields())
-            if self._overall is not None:
-                self._progress.update(self._overall, advance=1)
-        elif self._ticker is not None and counts.done == counts.total:
-            self._write([plain_line(self._names[run_id], counts)])
+        status: Status = "failed" if failed else "correct" if correct else "wrong"
+        self.event(run_id, ItemFinished(-1, status, correct, cached=False))
 
     def retried(self, run_id: TaskID | int) -> None:
         """Count one retry of a call of run ``run_id``."""
-        with self._lock:
-            self._runs[run_id].retries += 1
-            if self._sweep is not None:
-                self._sweep.retries += 1
+        self.event(run_id, Retrying(attempt=0, wait_s=0.0, reason=""))
 
     def event(self, run_id: TaskID | int, event: Event) -> None:
         """Take one event of run ``run_id`` (see :mod:`relreason.run.events`)."""
-        if isinstance(event, ItemFinished):
-            self.advance(run_id, correct=event.correct, failed=event.status == "failed")
-        elif isinstance(event, Retrying):
-            self.retried(run_id)
+        with self._lock:
+            counts = self._runs[run_id]
+            before = counts.shown
+            counts.take(event)
+            self._overall_counts.take(event)
+            moved = counts.shown != before or isinstance(event, Working)
+        if self._progress is not None:
+            if moved:
+                self._progress.update(
+                    TaskID(int(run_id)), completed=counts.shown, **counts.fields()
+                )
+                if self._overall is not None:
+                    self._progress.update(self._overall, completed=self._overall_counts.shown)
+        elif self._ticker is not None and isinstance(event, ItemFinished) and counts.finished:
+            self._write([plain_line(self._names[run_id], counts)])
 
     def add_overall(self, amount: int) -> None:
         """Advance the overall bar by ``amount`` items finished earlier (skipped runs)."""
+        with self._lock:
+            self._overall_counts.done += amount
+            self._overall_counts.start_done += amount  # finished earlier: not part of the rate
         if self._progress is not None and self._overall is not None:
-            self._progress.update(self._overall, advance=amount)
-        if self._sweep is not None:
-            with self._lock:
-                self._sweep.done += amount
-                self._sweep.start_done += amount  # finished earlier: not part of the rate
+            self._progress.update(self._overall, completed=self._overall_counts.shown)
+
+    def drop_run(self, run_id: TaskID | int) -> None:
+        """Forget run ``run_id`` and what it added to the overall counts (a run begun again
+        elsewhere: a Ray sweep's cell whose worker died)."""
+        with self._lock:
+            counts = self._runs.pop(run_id)
+            self._names.pop(run_id)
+            overall = self._overall_counts
+            overall.done -= counts.done
+            overall.start_done -= counts.start_done
+            overall.correct -= counts.correct
+            overall.failed -= counts.failed
+            overall.computed -= counts.computed
+            overall.fresh -= counts.fresh
+        if self._progress is not None:
+            self._progress.remove_task(TaskID(int(run_id)))
+            if self._overall is not None:
+                self._progress.update(self._overall, completed=overall.shown)
 
     def counts(self, run_id: TaskID | int) -> RunCounts:
         """Return the counts of run ``run_id``."""
@@ -274,9 +245,9 @@ class RunProgress:
                 for run_id, counts in self._runs.items()
                 if counts.done < counts.total
             ]
-            if self._sweep is not None and lines:
+            if self._sweep and lines:
                 # runs finished in earlier sessions count as done, their answers unknown here
-                lines.append(plain_line("all runs", self._sweep, now, accuracy=False))
+                lines.append(plain_line("all runs", self._overall_counts, now, accuracy=False))
         self._write(lines)
 
     def _write(self, lines: list[str]) -> None:
@@ -300,3 +271,53 @@ class RunProgress:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def loading_line(spec: str) -> str | None:
+    """What to say while the backend of ``spec`` loads: None for backends that load at once
+    (APIs, baselines); the bundled model says when this load converts it first."""
+    from relreason.models.registry import backend_info
+
+    info = backend_info(spec)
+    if info is None or not info.free or info.extra is None:
+        return None
+    if info.kind == "smollm2":
+        from relreason.models.smollm2 import is_converted
+
+        if not is_converted():
+            return "loading SmolLM2-135M-Instruct (the first run converts it: 517 MB) ..."
+        return "loading SmolLM2-135M-Instruct ..."
+    return cut_middle(f"loading {spec} ...", LINE_WIDTH)
+
+
+@contextlib.contextmanager
+def loading(spec: str, *, enabled: bool, stream: TextIO | None = None) -> Iterator[None]:
+    """Around a backend's load: say so at once (to standard error) and, after, how long it
+    took; silent when not ``enabled`` or for a backend that loads at once."""
+    line = loading_line(spec) if enabled else None
+    out = stream or sys.stderr
+    if line is not None:
+        out.write(line + "\n")
+        out.flush()
+    started = time.monotonic()
+    yield
+    if line is not None:
+        out.write(cut_middle(f"loaded {spec} in {time.monotonic() - started:.1f} s", LINE_WIDTH))
+        out.write("\n")
+        out.flush()
+
+
+__all__ = [
+    "LINE_WIDTH",
+    "PLAIN_INTERVAL_S",
+    "RunCounts",
+    "RunProgress",
+    "cut_middle",
+    "format_duration",
+    "format_rate",
+    "loading",
+    "loading_line",
+    "plain_interval",
+    "plain_line",
+    "quiet_library_bars",
+]

@@ -48,7 +48,7 @@ from relreason.run.cache import ResponseCache
 from relreason.run.calls import CallPath
 from relreason.run.context import task_context
 from relreason.run.cost import estimate_cost, load_prices
-from relreason.run.events import Event
+from relreason.run.events import Event, ItemFinished, Working
 from relreason.run.folder import (
     check_capabilities,
     make_folder,
@@ -62,8 +62,9 @@ from relreason.run.items import ItemPath
 from relreason.run.lock import RunLock
 from relreason.run.loop import run_coroutine, set_stop_hint
 from relreason.run.options import RunOptions
-from relreason.run.progress import RunProgress
+from relreason.run.progress import RunProgress, loading
 from relreason.run.selection import select_items
+from relreason.run.shared import SharedServer
 from relreason.run.stops import check_indices, check_limits, resume_command, stopped_error
 from relreason.run.verdict import verdict
 from relreason.run.warnings import warn
@@ -92,13 +93,16 @@ async def arun_task(
     progress: RunProgress | None = None,
     prices_file: Path | None = None,
     rerun_changed: bool = False,
+    shared: SharedServer | None = None,
 ) -> RunSummary:
     """Run ``task`` on ``backend`` into the run folder ``out_dir``; return its summary.
 
     An existing run folder of the same configuration is continued (finished items are kept,
     failed and missing ones are redone); one of another configuration (other items, reader,
     model, servers, parameters) is refused naming what changed, or started again when
-    ``rerun_changed``. One process at a time may write a folder (``RunLock``). Raises
+    ``rerun_changed``. ``shared`` gives the rate limit and circuit breaker of the backend's
+    server when other processes call it too (a Ray sweep). One process at a time may write a
+    folder (``RunLock``). Raises
     ``UsageError`` for bad options, a scoring the backend cannot do (before any folder is
     written), an unwritable, locked or foreign folder, or a disk error while writing;
     ``DataError`` for a corrupt one; ``ServerUnreachableError`` when the circuit breaker stops
@@ -116,7 +120,7 @@ async def arun_task(
     with RunLock(out_dir):
         manifest = prepare_folder(out_dir, config, fresh, rerun_changed=rerun_changed)
         return await _run_locked(
-            task, backend, out_dir, options, manifest, data_dir, progress, prices_file
+            task, backend, out_dir, options, manifest, data_dir, progress, prices_file, shared
         )
 
 
@@ -129,6 +133,7 @@ async def _run_locked(
     data_dir: Path | None,
     progress: RunProgress | None,
     prices_file: Path | None,
+    shared: SharedServer | None = None,
 ) -> RunSummary:
     selected = select_items(task, options)
     prices = load_prices(prices_file)
@@ -162,11 +167,22 @@ async def _run_locked(
         raise UsageError(f"cannot write {out_dir / RECORDS}: {error.strerror or error}") from None
 
     def emit(event: Event) -> None:
+        if isinstance(event, ItemFinished) and not event.cached:
+            usage = records.get(event.index, {}).get("usage") or {}
+            tokens = sum(int(usage.get(k) or 0) for k in ("prompt_tokens", "completion_tokens"))
+            event = dataclasses.replace(event, tokens=tokens)
         display.event(progress_id, event)
 
-    calls = CallPath(backend, options, cache, emit)
+    loop = asyncio.get_running_loop()
+
+    def work(requests: int, tokens: int) -> None:  # called from the backend's threads
+        with contextlib.suppress(RuntimeError):  # the loop closed: the run is over
+            loop.call_soon_threadsafe(emit, Working(requests, tokens))
+
+    calls = CallPath(backend, options, cache, emit, shared)
     items = ItemPath(task, options, calls, writer, records, emit)
     stop: BaseException | None = None
+    backend.work_listener = work
     try:
         await items.run(todo)
         if task.follow_up is not None:
@@ -175,6 +191,7 @@ async def _run_locked(
     except (asyncio.CancelledError, KeyboardInterrupt, ServerUnreachableError, OSError) as error:
         stop = error
     finally:
+        backend.work_listener = None
         with contextlib.suppress(OSError):
             writer.close()
         calls.close_cache()
@@ -330,7 +347,8 @@ async def aresume_run(
     if backend is None:
         from relreason.models.registry import load_backend
 
-        backend = load_backend(spec, **model_options)
+        with loading(spec, enabled=options.show_progress):
+            backend = load_backend(spec, **model_options)
     try:
         return await arun_task(
             task,

@@ -22,10 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
-
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Any
 
 from relreason.benchmarks import get as get_benchmark
 from relreason.benchmarks.permute import permuted
@@ -33,107 +30,33 @@ from relreason.benchmarks.registry import build_recorded
 from relreason.errors import DataError, RelreasonError, UsageError
 from relreason.models.options import ModelOptions
 from relreason.records import is_run_folder, load_records, read_manifest
-from relreason.redact import scrub_secrets, strip_secret_options
+from relreason.redact import strip_secret_options
 from relreason.run.loop import run_coroutine
-from relreason.run.options import BOUNDS, RunOptions, run_options_from
-from relreason.run.progress import RunProgress
+from relreason.run.options import RunOptions
+from relreason.run.progress import RunProgress, loading
 from relreason.run.runner import arun_task
 from relreason.run.selection import select_items
-from relreason.run.sweep_yaml import load_yaml
+from relreason.run.sweep_file import (
+    ModelEntry,
+    RunEntry,
+    SweepFile,
+    SweepOptions,
+    load_sweep,
+)
 from relreason.types import Task
 
-_Strict = ConfigDict(extra="forbid")
-
-
-class ModelEntry(BaseModel):
-    """One model: a spec plus the options ``load_backend`` takes (``ModelOptions``'s names;
-    ``base_url`` may be given for ``base_urls``, as one URL or a list), and an optional
-    ``size`` (parameters, e.g. 7e9) for scaling analyses."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    spec: str
-    base_urls: str | list[str] | None = Field(default=None, alias="base_url")
-    api: Literal["chat", "completions"] | None = None
-    chat_template: bool | None = None
-    device: str | None = None
-    dtype: str | None = None
-    batch_size: int | None = Field(default=None, ge=1)
-    threads: int | None = Field(default=None, ge=1)
-    max_model_len: int | None = Field(default=None, ge=2)
-    tensor_parallel_size: int | None = Field(default=None, ge=1)
-    data_parallel_size: int | None = Field(default=None, ge=1)
-    gpu_memory_utilization: float | None = Field(default=None, gt=0, le=1)
-    enforce_eager: bool | None = None
-    timeout: float | None = Field(default=None, gt=0)
-    seed: int | None = None
-    size: float | None = Field(default=None, gt=0)
-
-    def manifest_options(self) -> dict[str, Any]:
-        """The options recorded in a run's manifest: the backend's, and ``size`` when given."""
-        data = self.options()
-        if self.size is not None:
-            data["size"] = self.size
-        return data
-
-    def options(self) -> dict[str, Any]:
-        """Return the model options for ``load_backend`` (``ModelOptions`` names)."""
-        data = self.model_dump(exclude={"spec", "size"}, exclude_none=True)
-        if isinstance(self.base_urls, str):
-            data["base_urls"] = [self.base_urls]
-        unknown = set(data) - set(ModelOptions.names())
-        assert not unknown, unknown  # the fields above are ModelOptions's
-        return data
-
-
-class RunEntry(BaseModel):
-    """One grid of runs: a registered benchmark and values of its parameters; list values
-    expand, and axes left out take the benchmark's default grid (e.g. ConvRe: both tasks,
-    settings 1-12; MCR: five languages, zs/fs/zsc)."""
-
-    model_config = ConfigDict(extra="allow")
-    benchmark: str
-
-    def axes(self) -> dict[str, Any]:
-        """Return the parameter values given (everything but ``benchmark``)."""
-        return dict(self.model_extra or {})
-
-
-class SweepOptions(BaseModel):
-    """Run options shared by every run of the sweep (bounds: ``BOUNDS``, as on the command line)."""
-
-    model_config = _Strict
-    scoring: Literal["generate", "logprob"] = "generate"
-    concurrency: Annotated[int, BOUNDS["concurrency"].field()] = 8
-    max_new_tokens: Annotated[int, BOUNDS["max_new_tokens"].field()] | None = None
-    temperature: Annotated[float, BOUNDS["temperature"].field()] = 0.0
-    top_logprobs: Annotated[int, BOUNDS["top_logprobs"].field()] = 5
-    seed: int | None = None
-    requests_per_minute: Annotated[float, BOUNDS["requests_per_minute"].field()] | None = None
-    tokens_per_minute: Annotated[float, BOUNDS["tokens_per_minute"].field()] | None = None
-    max_retries: Annotated[int, BOUNDS["max_retries"].field()] = 6
-    request_timeout: Annotated[float, BOUNDS["request_timeout"].field()] = 60.0
-    use_cache: bool = True
-    limit: Annotated[int, BOUNDS["limit"].field()] | None = None
-    permute: str | None = None
-    sample: Annotated[int, BOUNDS["sample"].field()] | None = None
-    max_wait: Annotated[float, BOUNDS["max_wait"].field()] = 120.0
-    max_answer_chars: Annotated[int, BOUNDS["max_answer_chars"].field()] = 200_000
-
-    def run_options(self, show_progress: bool, task: Task | None = None) -> RunOptions:
-        """Return the :class:`RunOptions` these options stand for (the task's own generation
-        length unless ``max_new_tokens`` is set)."""
-        values = {**self.model_dump(), "show_progress": show_progress}
-        return run_options_from(values, task)
-
-
-class SweepFile(BaseModel):
-    """A whole sweep file."""
-
-    model_config = _Strict
-    out: Path
-    models: list[str | ModelEntry] = Field(min_length=1)
-    runs: list[RunEntry] = Field(min_length=1)
-    options: SweepOptions = Field(default_factory=SweepOptions)
+__all__ = [
+    "ModelEntry",
+    "PlannedRun",
+    "RunEntry",
+    "SweepFile",
+    "SweepOptions",
+    "SweepResult",
+    "check_cells",
+    "load_sweep",
+    "plan_sweep",
+    "run_sweep",
+]
 
 
 @dataclass
@@ -156,80 +79,6 @@ class SweepResult:
         from relreason.analysis.runs_table import format_rows
 
         return format_rows(self.rows)
-
-
-def _line_of(node: yaml.Node | None, loc: Sequence[int | str]) -> int | None:
-    """The 1-based line of the YAML node at pydantic location ``loc`` (nearest found)."""
-    line = None if node is None else node.start_mark.line + 1
-    for step in loc:
-        child = None
-        if isinstance(node, yaml.MappingNode):
-            child = next((v for k, v in node.value if k.value == step), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int):
-            child = node.value[step] if step < len(node.value) else None
-        if child is None:
-            break
-        node, line = child, child.start_mark.line + 1
-    return line
-
-
-def load_sweep(path: Path) -> SweepFile:
-    """Read and validate a sweep file.
-
-    Raises ``UsageError`` when it cannot be read, ``DataError`` naming the file, line and field
-    when it is not valid YAML or does not match the schema.
-    """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"cannot read the sweep file {path}: {error}") from None
-    data, root = load_yaml(text, str(path))
-    if not isinstance(data, dict):
-        raise DataError(str(path), "expected a mapping with out, models and runs")
-    try:
-        sweep = SweepFile.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        loc = [p for p in first["loc"] if isinstance(p, int | str)]
-        shown = ".".join(str(p) for p in loc if not str(p).startswith(("str", "ModelEntry")))
-        line = _line_of(root, loc)
-        raise DataError(
-            str(path),
-            scrub_secrets(
-                first["msg"] + (f" (got {first['input']!r:.200})" if "input" in first else "")
-            ),
-            item=None if line is None else f"line {line}",
-            field=shown or None,
-        ) from None
-    _check_entries(sweep, root, Path(path))
-    return sweep
-
-
-def _check_entries(sweep: SweepFile, root: yaml.Node | None, path: Path) -> None:
-    """Each run entry names a registered benchmark and only its parameters (``DataError``
-    naming the line and field otherwise)."""
-    from relreason.benchmarks import names
-
-    for position, entry in enumerate(sweep.runs):
-        loc: list[int | str] = ["runs", position, "benchmark"]
-        if entry.benchmark not in names():
-            message = f"unknown benchmark {entry.benchmark!r}; valid: {', '.join(names())}"
-            _raise_at(path, root, loc, message)
-        fields = get_benchmark(entry.benchmark).params_model.model_fields
-        for name in entry.axes():
-            if name not in fields:
-                message = f"not a {entry.benchmark} parameter; valid: {', '.join(fields)}"
-                _raise_at(path, root, ["runs", position, name], message)
-
-
-def _raise_at(path: Path, root: yaml.Node | None, loc: list[int | str], message: str) -> None:
-    line = _line_of(root, loc)
-    raise DataError(
-        str(path),
-        message,
-        item=None if line is None else f"line {line}",
-        field=".".join(str(p) for p in loc),
-    )
 
 
 def _slug(text: str) -> str:
@@ -332,15 +181,12 @@ def _changes(run: PlannedRun, options: RunOptions) -> list[str]:
     return changed
 
 
-async def _arun_sweep(
-    planned: Sequence[PlannedRun],
-    sweep_options: SweepOptions,
-    data_dir: Path | None,
-    show: bool,
-    rerun_changed: bool = False,
-) -> None:
-    from relreason.models.registry import load_backend
-
+def check_cells(
+    planned: Sequence[PlannedRun], sweep_options: SweepOptions, rerun_changed: bool
+) -> tuple[list[RunOptions], list[int], list[bool]]:
+    """Each cell's run options, its number of items and whether it is left to run (a
+    finished cell is skipped). A finished cell whose items, model or options changed is
+    refused (``UsageError`` naming them) unless ``rerun_changed``: then it runs again."""
     options = [sweep_options.run_options(show_progress=False, task=p.task) for p in planned]
     sizes = [len(select_items(p.task, o)) for p, o in zip(planned, options, strict=True)]
     stale = {}
@@ -355,16 +201,34 @@ async def _arun_sweep(
             f"{len(stale)} finished run(s) of this sweep were made with other items, model or "
             f"options: {shown}; rerun them with --rerun-changed, or use another out folder"
         )
+    todo = [
+        run.out_dir in stale or not _finished(run.out_dir, size)
+        for run, size in zip(planned, sizes, strict=True)
+    ]
+    return options, sizes, todo
+
+
+async def _arun_sweep(
+    planned: Sequence[PlannedRun],
+    sweep_options: SweepOptions,
+    data_dir: Path | None,
+    show: bool,
+    rerun_changed: bool = False,
+) -> None:
+    from relreason.models.registry import load_backend
+
+    options, sizes, todo = check_cells(planned, sweep_options, rerun_changed)
     backends: dict[str, Any] = {}
     with RunProgress(enabled=show, overall=sum(sizes)) as progress:
         try:
-            for run, run_options, size in zip(planned, options, sizes, strict=True):
-                if run.out_dir not in stale and _finished(run.out_dir, size):
+            for run, run_options, size, left in zip(planned, options, sizes, todo, strict=True):
+                if not left:
                     progress.add_overall(size)
                     continue
                 key = json.dumps(run.model.model_dump(), sort_keys=True)
                 if key not in backends:
-                    backends[key] = load_backend(run.model.spec, **run.model.options())
+                    with loading(run.model.spec, enabled=show):
+                        backends[key] = load_backend(run.model.spec, **run.model.options())
                 await arun_task(
                     run.task,
                     backends[key],
@@ -387,11 +251,14 @@ def run_sweep(
     show_progress: bool = True,
     out: Path | None = None,
     rerun_changed: bool = False,
+    ray: str | None = None,
 ) -> SweepResult:
     """Run every run of the sweep file that is not complete yet; return the results table.
 
     ``out`` overrides the file's ``out``. A finished cell whose items, model or options changed
     is refused (``UsageError`` naming them) unless ``rerun_changed``: then it is run again.
+    ``ray`` (an address: ``auto``, ``ray://HOST:10001``, or ``local`` for a cluster started
+    here) runs each cell as a task on a Ray cluster (``relreason.run.sweep_ray``).
     Raises ``DataError``/``UsageError`` for a bad sweep file (before anything runs) and
     whatever a run raises.
     """
@@ -399,7 +266,12 @@ def run_sweep(
     if out is not None:
         sweep.out = out
     planned = plan_sweep(sweep, path=Path(path), data_dir=data_dir)
-    run_coroutine(_arun_sweep(planned, sweep.options, data_dir, show_progress, rerun_changed))
+    if ray is not None:
+        from relreason.run.sweep_ray import run_on_ray
+
+        run_on_ray(planned, sweep.options, ray, show=show_progress, rerun_changed=rerun_changed)
+    else:
+        run_coroutine(_arun_sweep(planned, sweep.options, data_dir, show_progress, rerun_changed))
     from relreason.analysis.runs_table import collect
 
     return SweepResult(collect(sweep.out))
