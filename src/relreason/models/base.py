@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from relreason.types import ChoiceRequest, GenerationRequest, Response
@@ -92,3 +93,10 @@ def cut_at_stop(text: str, stop: Sequence[str]) -> str:
             if found != -1:
                 cut = min(cut, found)
     return text[:cut]
+
+
+def with_latency(response: Response | None, latency: float) -> Response:
+    """Return ``response`` with ``latency_s`` set (an error response when it is missing)."""
+    if response is None:
+        return Response(error="no response was produced", latency_s=latency)
+    return replace(response, latency_s=latency)

@@ -19,7 +19,7 @@ import torch
 from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
 from relreason.errors import UsageError
-from relreason.models.base import ModelBackend
+from relreason.models.base import ModelBackend, with_latency
 from relreason.models.hf_choices import (
     CausalScorer,
     PrefixCache,
@@ -224,7 +224,7 @@ class HFBackend(ModelBackend):
                     chunk = members[start : start + self.batch_size]
                     self._generate_chunk(params, chunk, responses)
         elapsed = (time.perf_counter() - started) / max(len(requests), 1)
-        return [_with_latency(r, elapsed) for r in responses]
+        return [with_latency(r, elapsed) for r in responses]
 
     def _generate_chunk(
         self,
@@ -377,13 +377,6 @@ class HFBackend(ModelBackend):
 def _request_key(req: ChoiceRequest) -> _RequestKey:
     """What a request's rows depend on: its prompt and its (label, continuation) pairs."""
     return req.prompt, tuple(req.continuations.items())
-
-
-def _with_latency(response: Response | None, latency: float) -> Response:
-    """Return ``response`` with ``latency_s`` set (an error response when it is missing)."""
-    if response is None:
-        return Response(error="no response was produced", latency_s=latency)
-    return replace(response, latency_s=latency)
 
 
 def local_kwargs(options: ModelOptions) -> dict[str, Any]:

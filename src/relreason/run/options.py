@@ -217,3 +217,19 @@ def run_options_from(values: Mapping[str, Any], task: Task | None = None) -> Run
     )
     given["seed"] = given.get("seed") or 0
     return RunOptions(params=params, **given)
+
+
+def override_options(options: RunOptions, override: Mapping[str, Any] | None) -> RunOptions:
+    """Return ``options`` with the fields ``override`` names replaced and validated again
+    (``UsageError`` for an unknown field or a bad value)."""
+    if not override:
+        return options
+    unknown = sorted(set(override) - set(RunOptions.__dataclass_fields__))
+    if unknown:
+        raise UsageError(f"unknown run option(s): {', '.join(unknown)}")
+    try:
+        updated = dataclasses.replace(options, **override)
+    except TypeError as error:
+        raise UsageError(f"bad run option: {error}") from None
+    updated.validate()
+    return updated

@@ -61,7 +61,7 @@ from relreason.run.folder import (
 from relreason.run.items import ItemPath
 from relreason.run.lock import RunLock
 from relreason.run.loop import run_coroutine, set_stop_hint
-from relreason.run.options import RunOptions
+from relreason.run.options import RunOptions, override_options
 from relreason.run.progress import RunProgress, loading
 from relreason.run.selection import select_items
 from relreason.run.shared import SharedServer
@@ -301,20 +301,6 @@ def run_task(
     return run_coroutine(run())
 
 
-def _override(options: RunOptions, override: Mapping[str, Any] | None) -> RunOptions:
-    if not override:
-        return options
-    unknown = sorted(set(override) - set(RunOptions.__dataclass_fields__))
-    if unknown:
-        raise UsageError(f"unknown run option(s): {', '.join(unknown)}")
-    try:
-        updated = dataclasses.replace(options, **override)
-    except TypeError as error:
-        raise UsageError(f"bad run option: {error}") from None
-    updated.validate()
-    return updated
-
-
 async def aresume_run(
     out_dir: Path,
     *,
@@ -340,7 +326,7 @@ async def aresume_run(
         raise DataError(str(out_dir / MANIFEST), "expected a mapping", field="model.options")
     model_options = dict(raw_options)
     options = RunOptions.from_json(manifest.options)
-    options = _override(options, options_override)
+    options = override_options(options, options_override)
     own_backend = backend is None
     if task is None:
         task = resume_task(manifest, data_dir)
