@@ -192,5 +192,13 @@ def test_data_parallel_engines_share_a_batch_and_agree(
             )
             < VS_HF
         )
+        # every engine process of the pair (vLLM's engine cores included) ends with aclose
+        import psutil
+
+        workers = [psutil.Process(w.process.pid) for w in pair._workers]
+        engines = workers + [c for w in workers for c in w.children(recursive=True)]
+        assert len(engines) > len(workers)  # each worker runs an engine core of its own
     finally:
         run(pair.aclose())
+    _gone, alive = psutil.wait_procs(engines, timeout=30)
+    assert not alive, [p.pid for p in alive]

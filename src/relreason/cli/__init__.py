@@ -27,6 +27,15 @@ def _stop_at_once(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def _swallowed(unraisable: Any) -> None:
+    """A stop that landed where Python cannot raise it (an import lock's callback, a
+    finaliser): not printed, and sent again a moment later, where it can stop the command."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and _stop.is_set():
+        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def _interrupted() -> NoReturn:
     """One line, exit 130; threads (a model half loaded) abandoned rather than waited for."""
     try:
@@ -49,6 +58,7 @@ def main(argv: list[str] | None = None) -> None:
                 before[sig] = signal.signal(sig, _stop_at_once)
         except (ValueError, OSError):  # not the main thread (a caller embedding the CLI)
             break
+    sys.unraisablehook = _swallowed
     try:
         from relreason.cli.app import main as run
 
@@ -56,6 +66,7 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         _interrupted()
     finally:
+        sys.unraisablehook = sys.__unraisablehook__
         for number, handler in before.items():
             signal.signal(number, handler)
 

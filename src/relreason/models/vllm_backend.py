@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
+import signal
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from multiprocessing.connection import Connection
@@ -191,10 +192,16 @@ class _Worker:
         self.process.join(timeout=60)
         if self.process.is_alive():
             self.process.terminate()
+        # the worker's own children (vLLM's engine core) would outlive it: a worker leaves by
+        # os._exit, skipping vLLM's finalizers, so its whole process group goes with it
+        if self.process.pid is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
 
 
 def _serve(conn: Connection, model: str, settings: EngineSettings, rank: int) -> None:
     """A data-parallel worker: its own GPUs, its own engine, requests until told to stop."""
+    os.setpgrp()  # a process group of its own, which ``_Worker.stop`` ends whole
     gpus = settings.tensor_parallel_size
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     devices = visible.split(",") if visible else None
