@@ -25,8 +25,10 @@ def _load(path: Path) -> Any:
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
+        from relreason.install import extra_hint
+
         raise UsageError(
-            "reading inspect logs needs inspect-ai: pip install 'relreason[inspect]'"
+            f"reading inspect logs needs inspect-ai: {extra_hint('inspect')}"
         ) from None
     if not path.is_file():
         raise DataError(str(path), "file not found")

@@ -32,7 +32,7 @@ def sweep(
             "--ray",
             metavar="ADDRESS",
             help="Run each cell as a task on a Ray cluster: auto (the cluster this machine "
-            "belongs to), ray://HOST:10001, or local (start one here). Needs relreason[ray].",
+            "belongs to), ray://HOST:10001, or local (start one here). Needs the 'ray' extra.",
         ),
     ] = None,
 ) -> None:

@@ -198,9 +198,9 @@ def _connect(address: str) -> Any:
     try:
         import ray
     except ImportError as error:
-        raise UsageError(
-            f"--ray needs the 'ray' extra: pip install 'relreason[ray]' ({error})"
-        ) from None
+        from relreason.install import extra_hint
+
+        raise UsageError(f"--ray needs the 'ray' extra: {extra_hint('ray')} ({error})") from None
     if not ray.is_initialized():
         try:
             ray.init(address=None if address == "local" else address, log_to_driver=True)
