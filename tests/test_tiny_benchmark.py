@@ -1,18 +1,24 @@
 """Adding a benchmark is one package and one registry line: a tiny benchmark defined here,
 registered at run time, goes through ``prompts``, ``run --model oracle``, ``score``,
-``--resume``, a sweep and ``report`` without any change to relreason."""
+``--resume``, a sweep and ``report`` without any change to relreason; the report section it
+declares is in the terminal, markdown and HTML reports, its drill-down included."""
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
+import pandas as pd
 import pytest
 import typer
 
 from relreason import benchmarks
+from relreason.analysis import Drill, NotPossible, ReportInput, ReportSection, Table
 from relreason.benchmarks.base import Benchmark, BenchmarkParams
 from relreason.cli import main
 from relreason.types import EvalItem, Extraction, Response, Task
@@ -40,6 +46,28 @@ def _read(item: EvalItem, response: Response) -> Extraction:
     return Extraction(letter, "correct" if letter == item.gold else "wrong", "first_letter")
 
 
+def _by_parity(given: ReportInput) -> Table:
+    """One row per tiny run and parity: how many items, how many right (drill: those items)."""
+    part = given.runs.of("tiny")
+    if part.runs.empty:
+        raise NotPossible("no tiny run in the folder")
+    rows: list[dict[str, Any]] = []
+    drill: dict[tuple[int, str], Drill] = {}
+    for run_id in part.runs["run_id"]:
+        mine = part.items_of(run_id)
+        for parity, group in mine.groupby("label_parity", sort=True):
+            drill[(len(rows), "right")] = Drill((run_id,), (("label_parity", parity),))
+            rows.append(
+                {
+                    "run": run_id,
+                    "parity": parity,
+                    "n": len(group),
+                    "right": int(group["correct"].sum()),
+                }
+            )
+    return Table("tiny_parity", "Tiny: right answers by parity", pd.DataFrame(rows), drill=drill)
+
+
 class Tiny(Benchmark):
     """Sums with two options: 'What is i + i?' A) 2i B) 2i + 1."""
 
@@ -47,6 +75,7 @@ class Tiny(Benchmark):
     title = "tiny: sums (a test benchmark)"
     params_model = TinyParams
     task_options = staticmethod(_tiny_options)
+    drill_label = "parity"
 
     def build_task(self, params: BenchmarkParams, data_dir: Path | None = None) -> Task:
         assert isinstance(params, TinyParams)
@@ -81,6 +110,9 @@ class Tiny(Benchmark):
 
     def params_from_description(self, description: Mapping[str, Any]) -> BenchmarkParams:
         return self.params(n=description["n"])
+
+    def report_sections(self) -> Sequence[ReportSection]:
+        return (ReportSection("Tiny parity", _by_parity),)
 
 
 def cli(args: list[str]) -> None:
@@ -154,6 +186,28 @@ def test_tiny_benchmark_end_to_end(
     report = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     first = {r["folder"].rsplit("/", 1)[-1]: r["accuracy"] for r in report if r["model"] == "first"}
     assert first == {"tiny-n2": 0.5, "tiny-n3": pytest.approx(2 / 3)}
+
+    # The section the tiny benchmark declares, in every form of the report.
+    cli(["report", str(tmp_path / "sweep"), "--format", "markdown"])
+    markdown = capsys.readouterr().out
+    table = markdown[markdown.index("### Tiny: right answers by parity") :].split("\n\n")[1]
+    assert "| first/tiny-n3 | even | 2 | 2 |" in table  # first answers A: right on even sums
+    assert "| oracle/tiny-n3 | odd | 1 | 1 |" in table
+    assert "ConvRe Table 9: not possible (no ConvRe run in the folder)" in markdown
+    cli(["report", str(tmp_path / "sweep")])
+    assert "Tiny: right answers by parity" in capsys.readouterr().out
+    page = tmp_path / "report.html"
+    cli(["report", str(tmp_path / "sweep"), "--html", str(page)])
+    text = page.read_text("utf-8")
+    assert '<section id="tiny_parity"><h2>Tiny: right answers by parity</h2>' in text
+    drills = re.search(r'<script type="application/json" id="drills">(.*?)</script>', text)
+    assert drills and {"runs": ["first/tiny-n2"], "where": {"label_parity": "odd"}} in json.loads(
+        drills[1]
+    )
+    packed = re.search(r'id="run-0">(.*?)</script>', text)  # the items of first/tiny-n2
+    assert packed
+    payload = json.loads(gzip.decompress(base64.b64decode(packed[1])))
+    assert payload["label"] == "label_parity" and "label_parity" in payload["cols"]
 
 
 def test_unknown_benchmark_lists_the_registered_ones(tiny: Tiny) -> None:

@@ -1,6 +1,10 @@
 """The papers' analyses over folders of runs, the report (terminal, text formats, one HTML file)
-and exports for notebooks; also the plain rows beside the papers' figures (``runs_table``) and
-two runs item by item (``compare``).
+and exports for notebooks; also plain rows of runs (``runs_table``) beside the papers' figures
+(``paper``) and two runs item by item (``compare``).
+
+The analyses are pure functions over :class:`Runs`; the report is one loop over the general
+sections and every registered benchmark's own (``Benchmark.report_sections``, each a
+:class:`ReportSection`).
 
     >>> from relreason.analysis import load_runs, build_report, render_html
     >>> runs = load_runs("runs/table9")          # runs.runs, runs.items: pandas data frames
@@ -22,6 +26,8 @@ _WHERE = {
     "Runs": "relreason.analysis.load",
     "load_runs": "relreason.analysis.load",
     "Report": "relreason.analysis.report",
+    "ReportInput": "relreason.analysis.sections",
+    "ReportSection": "relreason.analysis.sections",
     "Section": "relreason.analysis.report",
     "build_report": "relreason.analysis.report",
     "FORMATS": "relreason.analysis.table",

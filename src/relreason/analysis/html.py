@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from relreason import benchmarks
 from relreason.analysis.html_assets import SCRIPT, STYLE
 from relreason.analysis.load import Runs
 from relreason.analysis.relations import count_relations
@@ -101,31 +102,28 @@ def _common_affixes(texts: list[str]) -> tuple[str, str]:
     return prefix, suffix
 
 
-def run_payload(items: pd.DataFrame, pool: dict[str, int]) -> dict[str, Any]:
+def run_payload(
+    items: pd.DataFrame,
+    pool: dict[str, int],
+    label: str | None = None,
+    extra: tuple[str, ...] = (),
+) -> dict[str, Any]:
     """Return one run's items as the compact JSON the page embeds: ``cols``, ``rows``, the
     ``prefix`` and ``suffix`` common to every prompt, and ``label`` (the column the drill-down
-    filters on: relation for ConvRe, categories for MCR). The rest of each prompt is a number
-    into ``pool`` (text -> number, shared by all runs, so a question is stored once)."""
-    label_column = next((c for c in ("label_relation", "label_categories") if c in items), None)
-    extra = [
-        c
-        for c in (
-            "label_relation",
-            "label_categories",
-            "label_source",
-            "label_n_options",
-            "label_domain",
-            "label_hops",
-            "label_order",
-        )
-        if c in items
-    ]
+    panel filters on, e.g. ``label_relation``; None when ``items`` lacks it). ``extra`` names
+    the other columns the drill-downs select on (``n_relations`` is counted from the
+    ``question`` column). The rest of each prompt is a number into ``pool`` (text -> number,
+    shared by all runs, so a question is stored once)."""
+    label = label if label in items else None
+    wanted = [*([label] if label else []), *extra]
+    shown = [c for c in dict.fromkeys(wanted) if c in items and c not in _ITEM_COLUMNS]
+    shown = [c for c in shown if c != "n_relations"]
     prompts = [p for p in items.get("prompt_text", pd.Series(dtype=object)) if isinstance(p, str)]
     prefix, suffix = _common_affixes(prompts) if len(prompts) == len(items) else ("", "")
     cut = len(suffix)
-    cols = [*_ITEM_COLUMNS, *extra, "n_relations", "prompt"]
+    cols = [*_ITEM_COLUMNS, *shown, "n_relations", "prompt"]
     n = len(items)
-    columns = [_column(items, c) for c in (*_ITEM_COLUMNS, *extra)]
+    columns = [_column(items, c) for c in (*_ITEM_COLUMNS, *shown)]
     for position, name in enumerate(_ITEM_COLUMNS):
         if name in ("output", "second_output", "error"):
             columns[position] = [_cut(v) for v in columns[position]]
@@ -137,7 +135,16 @@ def run_payload(items: pd.DataFrame, pool: dict[str, int]) -> dict[str, Any]:
     ]
     columns.append([None if t is None else pool.setdefault(t, len(pool)) for t in texts])
     rows = [list(row) for row in zip(*columns, strict=True)] if n else []
-    return {"cols": cols, "rows": rows, "prefix": prefix, "suffix": suffix, "label": label_column}
+    return {"cols": cols, "rows": rows, "prefix": prefix, "suffix": suffix, "label": label}
+
+
+def _drill_label(benchmark: Any) -> str | None:
+    """The ``label_...`` column a run's benchmark filters its drill-down on (None: none)."""
+    name = str(benchmark)
+    if name not in benchmarks.names():
+        return None
+    label = benchmarks.get(name).drill_label
+    return None if label is None else f"label_{label}"
 
 
 def _table_html(table: Table, drills: list[dict[str, Any]]) -> str:
@@ -182,10 +189,15 @@ def _page(report: Report, title: str) -> str:
         )
     runs = report.runs
     index = {run_id: n for n, run_id in enumerate(runs.runs["run_id"])}
+    wheres = {k for t in report.tables() for d in t.drill.values() for k, _ in d.where}
+    extra = tuple(sorted(wheres))
     pool: dict[str, int] = {}
     payloads = [
-        _gzip_script(f"run-{n}", run_payload(runs.items_of(run_id), pool))
-        for run_id, n in index.items()
+        _gzip_script(
+            f"run-{n}",
+            run_payload(runs.items_of(run_id), pool, _drill_label(benchmark), extra),
+        )
+        for (run_id, n), benchmark in zip(index.items(), runs.runs["benchmark"], strict=True)
     ]
     partial = runs.runs[runs.runs["partial"]]
     notes = [f"{len(runs.runs)} runs, {len(runs.items)} items, folder {runs.root}"]

@@ -1,30 +1,67 @@
-"""The papers' published figures beside the runs: validating ``--compare SPEC=PAPER_MODEL``
-names, and one table of our accuracy vs the paper's for every cell that matches."""
+"""The papers' published figures beside the runs, for every registered benchmark: its figures
+as rows (``paper_figures``, ``published``), validating ``--compare SPEC=PAPER_MODEL`` names,
+the report's table of our accuracy vs the paper's (``beside_papers``) and the same figures
+added to plain run rows (``beside_paper``, for ``report --json``). Every one of them finds a
+run's figures through its benchmark (``Benchmark.figures_at`` / ``figures_for``)."""
 
 from __future__ import annotations
 
+import io
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
+from relreason import benchmarks
 from relreason.analysis.load import Runs
-from relreason.analysis.runs_table import paper_figures
 from relreason.analysis.stats import accuracy_cell
 from relreason.analysis.table import Drill, NotPossible, Table
+from relreason.benchmarks.base import package_text
 from relreason.errors import UsageError
+
+_COLUMNS = ["benchmark", "model", "task", "setting", "accuracy"]
+
+
+def paper_figures(benchmark: str) -> list[dict[str, Any]]:
+    """Return a benchmark's published figures as rows (benchmark, model, task, setting,
+    accuracy in 0..1). Raises ``UsageError`` for an unknown benchmark."""
+    figures = benchmarks.get(benchmark).paper_figures()
+    return [
+        {
+            "benchmark": f.benchmark,
+            "model": f.model,
+            "task": f.task,
+            "setting": int(f.setting) if f.setting.isdigit() else f.setting,
+            "accuracy": f.accuracy,
+        }
+        for f in figures
+    ]
 
 
 def published() -> pd.DataFrame:
-    """Return every published figure of both papers: benchmark, model, task (ConvRe task or MCR
-    language), setting (ConvRe id or MCR method), accuracy in 0..1."""
-    return pd.DataFrame(paper_figures("convre") + paper_figures("mcr"))
+    """Return every published figure of the registered benchmarks: benchmark, model, task
+    (ConvRe task or MCR language), setting (ConvRe id or MCR method), accuracy in 0..1."""
+    rows = [row for name in benchmarks.names() for row in paper_figures(name)]
+    return pd.DataFrame(rows, columns=_COLUMNS)
 
 
 def paper_models() -> list[str]:
     """Return the papers' model names (as in ``benchmarks/<name>/paper_table*.csv``)."""
     return sorted(set(published()["model"]))
+
+
+def reference_csv(package: str, name: str) -> pd.DataFrame:
+    """Return the CSV file ``name`` shipped in ``package`` (a paper's table) as a data frame."""
+    return pd.read_csv(io.StringIO(package_text(package, name)))
+
+
+def set_cell(table: Table, position: int, column: str, value: object) -> None:
+    """Set ``column`` of row ``position`` to ``value`` in ``table``'s data and shown frames
+    (adding the column when new): how a paper's figure is put beside a row."""
+    table.data.loc[table.data.index[position], column] = value
+    if table.shown is not None:
+        table.shown.loc[table.shown.index[position], column] = value
 
 
 def check_compare(runs: Runs, compare: Mapping[str, str] | None) -> dict[str, str]:
@@ -50,13 +87,6 @@ def check_compare(runs: Runs, compare: Mapping[str, str] | None) -> dict[str, st
     return checked
 
 
-def _cell_of(run: Any) -> tuple[str, str, str]:
-    if run["benchmark"] == "convre":
-        setting = "" if pd.isna(run["setting"]) else str(int(run["setting"]))
-        return ("convre", str(run["task"]), setting)
-    return ("mcr", str(run["language"]), str(run["method"]))
-
-
 def _partial_text(run: Any, n: int) -> str:
     """``40 of 1598 items, limit 40`` (the task's size when the manifest says it)."""
     total = json.loads(run["description"] or "{}").get("n_items")
@@ -71,21 +101,21 @@ def _partial_text(run: Any, n: int) -> str:
 def beside_papers(runs: Runs, compare: Mapping[str, str]) -> Table:
     """One row per run whose model ``compare`` maps to a paper model with a figure for the same
     cell: our accuracy, the paper's, the difference, and a mark for partial or subset runs
-    (the papers' figures are for the full set)."""
+    (the papers' figures are for the full set, with the relations' own names: a run with
+    neutral naming is never compared)."""
     if not compare:
         raise NotPossible("no --compare SPEC=PAPER_MODEL was given")
-    figures = published()
-    index = {
-        (r.benchmark, str(r.task), str(r.setting), str(r.model).lower()): r.accuracy
-        for r in figures.itertuples()
-    }
     rows: list[dict[str, Any]] = []
     drill: dict[tuple[int, str], Drill] = {}
+    registered = set(benchmarks.names())
     for _, run in runs.runs.iterrows():
         model = compare.get(run["spec"])
-        if model is None or run["neutral"] or run["benchmark"] not in ("convre", "mcr"):
+        if model is None or run["neutral"] or run["benchmark"] not in registered:
             continue
-        paper = index.get((*_cell_of(run), model.lower()))
+        benchmark = benchmarks.get(run["benchmark"])
+        task, setting = benchmark.report_cell(json.loads(run["description"] or "{}"))
+        figures = {m.lower(): a for m, a in benchmark.figures_at(task, setting).items()}
+        paper = figures.get(model.lower())
         if paper is None:
             continue
         cell = accuracy_cell(runs.items_of(run["run_id"])["correct"])
@@ -97,15 +127,14 @@ def beside_papers(runs: Runs, compare: Mapping[str, str]) -> Table:
             marks.append("subset (328 triples)")
         drill[(len(rows), "ours")] = Drill((run["run_id"],))
         drill[(len(rows), "run")] = Drill((run["run_id"],))
-        benchmark, task, setting = _cell_of(run)
         rows.append(
             {
                 "run": run["run_id"],
                 "model": run["model"],
                 "paper_model": model,
-                "benchmark": benchmark,
-                "task": task,
-                "setting": setting,
+                "benchmark": benchmark.name,
+                "task": str(task),
+                "setting": str(setting),
                 "ours": cell["accuracy"],
                 "lo": cell["lo"],
                 "hi": cell["hi"],
@@ -126,3 +155,32 @@ def beside_papers(runs: Runs, compare: Mapping[str, str]) -> Table:
         note=note,
         drill=drill,
     )
+
+
+def beside_paper(
+    rows: Sequence[Mapping[str, Any]], model_map: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Return run ``rows`` (see ``runs_table.collect``: benchmark, task, setting, model,
+    accuracy) each with ``paper`` (paper model -> accuracy for the same cell) and, when
+    ``model_map`` maps the row's model to a paper model, ``paper`` that model's accuracy,
+    ``paper_model`` and ``delta``."""
+    registered = set(benchmarks.names())
+    out = []
+    for row in rows:
+        name = str(row.get("benchmark"))
+        figures = (
+            benchmarks.get(name).figures_at(row.get("task"), row.get("setting"))
+            if name in registered
+            else {}
+        )
+        merged = {**row, "paper": figures}
+        wanted = (model_map or {}).get(str(row.get("model")), "").lower()
+        paper_model = next((m for m in figures if m.lower() == wanted), None)
+        if paper_model is not None:
+            merged["paper"] = figures[paper_model]
+            merged["paper_model"] = paper_model
+            accuracy = row.get("accuracy")
+            if isinstance(accuracy, int | float):
+                merged["delta"] = accuracy - figures[paper_model]
+        out.append(merged)
+    return out

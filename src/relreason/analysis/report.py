@@ -1,36 +1,26 @@
 """Build the whole report over a folder of runs: every analysis the runs allow, each with its
-figure, or the reason it is not possible; and print it (rich) or write it as text formats."""
+figure, or the reason it is not possible; and print it (rich) or write it as text formats.
+
+The report is one loop: the general sections (runs, beside the papers), then each registered
+benchmark's own (``Benchmark.report_sections``, in registration order), then the general audits
+(option orders, reader, positions, statuses). Every section is a pure function over the runs
+(:mod:`relreason.analysis.sections`)."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-from relreason.analysis import audits, compose, convre, mcr, overview, paper, permutations, scaling
+from relreason import benchmarks
+from relreason.analysis import audits, overview, paper, permutations
 from relreason.analysis.load import Runs, load_runs
-from relreason.analysis.published import add_paper_columns
+from relreason.analysis.sections import ReportInput, ReportSection, figures, with_figure
 from relreason.analysis.table import NotPossible, Table, display_rows, format_table, tidy_csv
 from relreason.analysis.texts import attach_texts
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-
-class _Figures:
-    """The figures module, imported on first use (matplotlib is slow to import)."""
-
-    def __getattr__(self, name: str) -> Any:
-        from relreason.analysis import figures as module
-
-        return getattr(module, name)
-
-
-figures = _Figures()
 
 
 @dataclass
@@ -164,22 +154,47 @@ def print_table(out: Any, table: Table, max_rows: int = 40) -> None:
         out.print(f"[dim]{table.note}[/]", soft_wrap=not out.is_terminal)
 
 
-def _try(report: Report, title: str, make: Callable[[], Table]) -> Table | None:
+def _positions(given: ReportInput) -> Table:
+    table = permutations.positions(given.runs)
+    return with_figure(table, lambda d: figures.heatmap(d, ["run"], "position", y="chosen"))
+
+
+def _position_audit(given: ReportInput) -> Table:
+    table = audits.position_audit(given.runs)
+    return with_figure(table, lambda d: figures.heatmap(d, ["run"], "letter", y="chosen"))
+
+
+FIRST = (
+    ReportSection("Runs", lambda given: overview.runs_accuracy(given.runs)),
+    ReportSection(
+        "Beside the papers", lambda given: paper.beside_papers(given.runs, given.compare)
+    ),
+)
+"""The general sections before the benchmarks' own."""
+
+LAST = (
+    ReportSection("Option orders", lambda given: permutations.order_accuracy(given.runs)),
+    ReportSection("Option positions", _positions),
+    ReportSection("Reader audit", lambda given: audits.reader_audit(given.runs)),
+    ReportSection("Position audit", _position_audit),
+    ReportSection("Status counts", lambda given: audits.status_counts(given.runs)),
+)
+"""The general sections after the benchmarks' own."""
+
+
+def report_sections() -> list[ReportSection]:
+    """Return every section of the report, in order: :data:`FIRST`, each registered
+    benchmark's own (``Benchmark.report_sections``), :data:`LAST`."""
+    own = [s for benchmark in benchmarks.all_benchmarks() for s in benchmark.report_sections()]
+    return [*FIRST, *own, *LAST]
+
+
+def make_section(section: ReportSection, given: ReportInput) -> Section:
+    """Return ``section`` made from ``given``: its table, or why it is not possible."""
     try:
-        table = make()
+        return Section(section.title, table=section.make(given))
     except NotPossible as reason:
-        report.sections.append(Section(title, reason=str(reason)))
-        return None
-    report.sections.append(Section(title, table=table))
-    return table
-
-
-def _with_figure(table: Table, draw: Callable[[pd.DataFrame], Figure]) -> Table:
-    """Give ``table`` its figure, drawn from its data when first asked for (HTML, files)."""
-    if not table.data.empty:
-        data = table.data
-        table.plot = lambda: draw(data)
-    return table
+        return Section(section.title, reason=str(reason))
 
 
 def build_report(
@@ -195,89 +210,14 @@ def build_report(
 
     ``compare`` maps a run's model spec to a paper model (validated: ``UsageError`` listing the
     valid names). ``sizes`` maps specs to parameter counts (scaling trends). ``data_dir`` is where
-    prompts and MCR questions are rebuilt from (``texts=False`` skips that). ``reference`` is the
-    model the MCR agreement table pairs the others with (all pairs when None).
+    prompts and the benchmarks' item texts (``Benchmark.item_texts``: MCR's questions) are
+    rebuilt from (``texts=False`` skips that). ``reference`` is the model the MCR agreement
+    table pairs the others with (all pairs when None).
     """
     runs = runs_dir if isinstance(runs_dir, Runs) else load_runs(runs_dir)
     report = Report(runs, paper.check_compare(runs, compare))
     if texts:
         report.notes += attach_texts(runs, data_dir)
-    published = paper.published()
-    _try(report, "Runs", lambda: overview.runs_accuracy(runs))
-    _try(report, "Beside the papers", lambda: paper.beside_papers(runs, report.compare))
-
-    mapped = {m.lower() for m in report.compare.values()}
-    convre_paper = published[(published["benchmark"] == "convre")]
-    shown_paper = (
-        convre_paper[convre_paper["model"].str.lower().isin(mapped)] if mapped else convre_paper
-    )
-    t9 = _try(report, "ConvRe Table 9", lambda: convre.table9(runs))
-    if t9 is not None:
-        _with_figure(t9, lambda d: figures.lines_by_setting(d, shown_paper))
-    _try(report, "ConvRe contrasts", lambda: convre.contrasts(runs))
-    for label in ("relation", "source"):
-        table = _try(report, f"ConvRe per {label}", functools.partial(convre.by_label, runs, label))
-        if table is not None and label == "source":
-            _with_figure(table, lambda d: figures.heatmap(d, ["run_id"], "source"))
-    _try(report, "ConvRe Table 6", lambda: convre.subset_vs_full(runs))
-    _try(report, "ConvRe Table 7", lambda: convre.neutral_vs_normal(runs))
-    _try(report, "ConvRe Table 8", lambda: convre.wrong_overlap(runs))
-    ours = scaling.run_points(runs, sizes)
-    points = pd.concat(
-        [ours, scaling.paper_points(convre_paper.to_dict("records"))], ignore_index=True
-    )
-    if runs.of("convre").runs.empty:
-        report.sections.append(Section("ConvRe scaling", reason="no ConvRe run in the folder"))
-    else:
-        trends = _try(report, "ConvRe scaling", lambda: scaling.scaling_trends(points))
-        if trends is not None:
-            trends.plot = lambda: figures.scaling_grid(points)
-            if ours.empty:
-                trends.note += (
-                    " No run has a known model size (give sizes, or use models whose names "
-                    "state them, e.g. ...-135M): only the paper's figures are classified."
-                )
-
-    t4 = _try(report, "MCR Table 4", lambda: mcr.table4(runs))
-    if t4 is not None:
-        _with_figure(t4, lambda d: figures.heatmap(d, ["model", "method"], "language"))
-    categories = _try(
-        report, "MCR per category", lambda: convre.by_label(runs, "categories", "mcr")
-    )
-    if categories is not None:
-        _with_figure(categories, lambda d: figures.heatmap(d, ["run_id"], "categories"))
-    counts = _try(report, "MCR relations", lambda: mcr.relation_counts(runs))
-    if counts is not None:
-        _with_figure(
-            counts, lambda d: figures.lines(d, "n_relations", ["model", "language", "method"])
-        )
-    _try(report, "MCR Table 5", lambda: mcr.agreement(runs, reference))
-    _try(report, "MCR Table 6", lambda: mcr.exemplar_ablation(runs))
-    _try(report, "MCR options", lambda: mcr.by_options(runs))
-
-    made = _try(report, "Compose", lambda: compose.compose_breakdown(runs))
-    if made is not None:
-        _with_figure(
-            made,
-            lambda d: figures.heatmap(
-                d.assign(cell=d["by"] + " " + d["value"].astype(str)), ["model"], "cell"
-            ),
-        )
-    _try(report, "Option orders", lambda: permutations.order_accuracy(runs))
-    chosen = _try(report, "Option positions", lambda: permutations.positions(runs))
-    if chosen is not None:
-        _with_figure(chosen, lambda d: figures.heatmap(d, ["run"], "position", y="chosen"))
-
-    _try(report, "Reader audit", lambda: audits.reader_audit(runs))
-    position = _try(report, "Position audit", lambda: audits.position_audit(runs))
-    if position is not None:
-        _with_figure(position, lambda d: figures.heatmap(d, ["run"], "letter", y="chosen"))
-    _try(report, "Status counts", lambda: audits.status_counts(runs))
-    by_label = {
-        row.model: report.compare[row.spec]
-        for row in runs.runs.itertuples()
-        if row.spec in report.compare
-    }
-    for table in report.tables():
-        add_paper_columns(table, by_label)
+    given = ReportInput(runs, report.compare, sizes, reference)
+    report.sections = [make_section(section, given) for section in report_sections()]
     return report

@@ -1,5 +1,5 @@
-"""Runs beside the papers' published figures: one row per run folder (``collect``), the
-figures of the same cells (``beside_paper``), and a plain-text table (``format_rows``)."""
+"""One plain row per run folder (``collect``) and a plain-text table of them (``format_rows``);
+``relreason.analysis.paper.beside_paper`` sets the papers' figures beside the rows."""
 
 from __future__ import annotations
 
@@ -137,46 +137,3 @@ def _cell(name: str, description: Mapping[str, Any]) -> tuple[Any, Any]:
     if name in benchmarks.names():
         return benchmarks.get(name).report_cell(description)
     return (description.get("task"), description.get("setting"))
-
-
-def paper_figures(benchmark: str) -> list[dict[str, Any]]:
-    """Return a benchmark's published figures as rows (benchmark, model, task, setting,
-    accuracy in 0..1). Raises ``UsageError`` for an unknown benchmark."""
-    figures = benchmarks.get(benchmark).paper_figures()
-    return [
-        {
-            "benchmark": f.benchmark,
-            "model": f.model,
-            "task": f.task,
-            "setting": int(f.setting) if f.setting.isdigit() else f.setting,
-            "accuracy": f.accuracy,
-        }
-        for f in figures
-    ]
-
-
-def beside_paper(
-    rows: Sequence[Mapping[str, Any]], model_map: Mapping[str, str] | None = None
-) -> list[dict[str, Any]]:
-    """Return ``rows`` each with ``paper`` (paper model -> accuracy for the same cell) and,
-    when ``model_map`` maps the row's model to a paper model, ``paper_accuracy`` and ``delta``."""
-    index: dict[tuple[str, str, str], dict[str, float]] = {}
-    for benchmark in benchmarks.all_benchmarks():
-        for fig in benchmark.paper_figures():
-            cell = (fig.benchmark, fig.task, fig.setting)
-            index.setdefault(cell, {})[fig.model] = fig.accuracy
-    out = []
-    for row in rows:
-        cell = (str(row.get("benchmark")), str(row.get("task")), str(row.get("setting")))
-        figures = index.get(cell, {})
-        merged = {**row, "paper": figures}
-        wanted = (model_map or {}).get(str(row.get("model")), "").lower()
-        paper_model = next((m for m in figures if m.lower() == wanted), None)
-        if paper_model is not None:
-            merged["paper"] = figures[paper_model]
-            merged["paper_model"] = paper_model
-            accuracy = row.get("accuracy")
-            if isinstance(accuracy, int | float):
-                merged["delta"] = accuracy - figures[paper_model]
-        out.append(merged)
-    return out

@@ -1,8 +1,9 @@
-"""Attach the texts a record does not store: each item's prompt and, for MCR, its question.
+"""Attach the texts a record does not store: each item's prompt and the texts its benchmark
+adds (``Benchmark.item_texts``: MCR's ``question``).
 
 Records keep no prompt (it is rebuilt from the run's task description and the data files). This
-module is the one place that rebuilds tasks, so that moving the benchmark modules touches only it.
-When the data cannot be read, the items stay without texts and the reason is returned.
+module is the one place that rebuilds tasks, through the benchmark registry only. When the data
+cannot be read, the items stay without texts and the reason is returned.
 """
 
 from __future__ import annotations
@@ -18,28 +19,30 @@ from relreason.errors import RelreasonError
 
 
 def attach_texts(runs: Runs, data_dir: Path | str | None = None) -> list[str]:
-    """Fill ``prompt_text`` (all benchmarks) and ``question`` (MCR) of ``runs.items`` in place
-    from the data files; return one line per reason the texts of some runs could not be rebuilt
-    (naming a few of those runs)."""
-    from relreason.benchmarks import task_from_description as build_task_from_description
+    """Fill ``prompt_text`` (all benchmarks) and the columns each run's benchmark adds
+    (``Benchmark.item_texts``, e.g. MCR's ``question``) of ``runs.items`` in place from the
+    data files; return one line per reason the texts of some runs could not be rebuilt (naming
+    a few of those runs)."""
+    from relreason import benchmarks
 
     problems: dict[str, list[str]] = {}
     items = runs.items
+    folder = None if data_dir is None else Path(data_dir)
     prompts = list(items["prompt_text"]) if "prompt_text" in items else [None] * len(items)
-    questions = list(items["question"]) if "question" in items else [None] * len(items)
+    added: dict[str, list[Any]] = {}
     indexes = list(items["index"]) if "index" in items else []
     positions = items.groupby("run_id", sort=False).indices if len(items) else {}
     built: dict[str, dict[int, str]] = {}
-    asked: dict[str, dict[int, str]] = {}
+    texts: dict[str, dict[str, dict[int, str]]] = {}
+    registered = set(benchmarks.names())
     for _, run in runs.runs.iterrows():
         mine = positions.get(run["run_id"], ())
-        description = json.loads(run["description"] or "{}")
+        key = run["description"]
+        description = json.loads(key or "{}")
         if any(not isinstance(prompts[i], str) for i in mine):  # records before prompts were kept
-            key = run["description"]
             if key not in built:
                 try:
-                    folder = None if data_dir is None else Path(data_dir)
-                    task = build_task_from_description(description, data_dir=folder)
+                    task = benchmarks.task_from_description(description, data_dir=folder)
                     built[key] = {it.index: it.prompt for it in task.items}
                 except (RelreasonError, OSError) as error:
                     problems.setdefault(str(error), []).append(str(run["run_id"]))
@@ -47,34 +50,31 @@ def attach_texts(runs: Runs, data_dir: Path | str | None = None) -> list[str]:
             for i in mine:
                 if not isinstance(prompts[i], str):
                     prompts[i] = built[key].get(int(indexes[i]))
-        if description.get("benchmark") == "mcr":
-            language = str(description.get("language"))
-            if language not in asked:
-                try:
-                    asked[language] = _mcr_questions(description, data_dir)
-                except (RelreasonError, OSError) as error:
-                    seen = problems.setdefault(str(error), [])
-                    if str(run["run_id"]) not in seen:
-                        seen.append(str(run["run_id"]))
-                    asked[language] = {}
+        if run["benchmark"] not in registered:
+            continue
+        if key not in texts:
+            try:
+                texts[key] = benchmarks.get(run["benchmark"]).item_texts(description, folder)
+            except (RelreasonError, OSError) as error:
+                seen = problems.setdefault(str(error), [])
+                if str(run["run_id"]) not in seen:
+                    seen.append(str(run["run_id"]))
+                texts[key] = {}
+        for column, by_index in texts[key].items():
+            if column not in added:
+                added[column] = list(items[column]) if column in items else [None] * len(items)
+            values = added[column]
             for i in mine:
-                questions[i] = asked[language].get(int(indexes[i]))
+                values[i] = by_index.get(int(indexes[i]))
     items["prompt_text"] = pd.Series(prompts, index=items.index, dtype=object)
-    items["question"] = pd.Series(questions, index=items.index, dtype=object)
+    for column, values in added.items():
+        items[column] = pd.Series(values, index=items.index, dtype=object)
     runs.changed()  # the split items lack the new columns
     return [
         f"prompts not rebuilt for {len(ids)} run(s) ({', '.join(ids[:3])}"
         f"{', ...' if len(ids) > 3 else ''}): {reason}"
         for reason, ids in problems.items()
     ]
-
-
-def _mcr_questions(description: dict[str, Any], data_dir: Path | str | None) -> dict[int, str]:
-    if description.get("benchmark") != "mcr":
-        return {}
-    from relreason.benchmarks.mcr.data import load_questions
-
-    return {q.index: q.question for q in load_questions(description["language"], data_dir)}
 
 
 def has_texts(items: pd.DataFrame, column: str) -> bool:

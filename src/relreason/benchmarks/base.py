@@ -7,18 +7,22 @@ interface (and the registry in :mod:`relreason.benchmarks`), never through its i
 from __future__ import annotations
 
 import csv
+import functools
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
 from relreason.data.spec import DataFiles
 from relreason.types import EvalItem, Task
+
+if TYPE_CHECKING:
+    from relreason.analysis.sections import ReportSection
 
 
 class BenchmarkParams(BaseModel):
@@ -70,6 +74,8 @@ class Benchmark(ABC):
     files: ClassVar[DataFiles | None] = None
     reference_table: ClassVar[str | None] = None
     """A CSV file in the benchmark's package with the paper's figures (see ``paper_figures``)."""
+    drill_label: ClassVar[str | None] = None
+    """The item label the HTML report's drill-down panel filters this benchmark's items on."""
 
     task_options: Callable[..., None] = staticmethod(no_options)
     reading_options: Callable[..., None] = staticmethod(no_options)
@@ -116,12 +122,25 @@ class Benchmark(ABC):
         """Return the (task, setting) a run is tabulated under (its paper table's row/column)."""
         return (None, None)
 
+    def figures_at(self, task: Any, setting: Any) -> dict[str, float]:
+        """Return paper model -> published accuracy for the paper's cell (``task``,
+        ``setting``), compared as text (empty when the paper has no figure there)."""
+        if task is None or setting is None:
+            return {}
+        cell = (str(task), str(setting))
+        return {f.model: f.accuracy for f in self.paper_figures() if (f.task, f.setting) == cell}
+
+    def figures_for(self, description: Mapping[str, Any]) -> dict[str, float]:
+        """Return paper model -> published accuracy for the cell a run of ``description`` is
+        tabulated under (``report_cell``): the one place runs meet the papers' figures."""
+        return self.figures_at(*self.report_cell(description))
+
     def paper_figures(self) -> list[PaperFigure]:
         """Return the paper's published figures (empty when the benchmark has none)."""
         if self.reference_table is None:
             return []
         package = type(self).__module__.rpartition(".")[0]
-        text = resources.files(package).joinpath(self.reference_table).read_text("utf-8")
+        text = package_text(package, self.reference_table)
         return self.parse_reference(list(csv.DictReader(text.splitlines())))
 
     def parse_reference(self, rows: list[dict[str, str]]) -> list[PaperFigure]:
@@ -137,6 +156,25 @@ class Benchmark(ABC):
 
         raise UsageError(f"benchmark {self.name} cannot show its options in another order")
 
+    def report_sections(self) -> Sequence[ReportSection]:
+        """Return the report's sections on this benchmark's runs, in the order shown (see
+        :mod:`relreason.analysis.sections`); the default is none."""
+        return ()
+
+    def item_texts(
+        self, description: Mapping[str, Any], data_dir: Path | None = None
+    ) -> dict[str, dict[int, str]]:
+        """Return the texts the report adds to a run's items besides the prompt (column name
+        -> item index -> text; e.g. MCR's ``question``), rebuilt from the data files;
+        ``DataError``/``OSError`` when they cannot be read. The default adds none."""
+        return {}
+
     def listing(self) -> dict[str, Any]:
         """Return what ``relreason list`` shows of this benchmark (JSON-ready)."""
         return {"title": self.title, "grid": self.grid()}
+
+
+@functools.lru_cache(maxsize=64)
+def package_text(package: str, name: str) -> str:
+    """Return the text of the file ``name`` shipped in ``package`` (read once per process)."""
+    return resources.files(package).joinpath(name).read_text("utf-8")

@@ -144,7 +144,8 @@ def report(
     allow (terminal tables, --format for papers, --html for one self-contained page)."""
     import json
 
-    from relreason.analysis.runs_table import beside_paper, collect
+    from relreason.analysis.paper import beside_paper
+    from relreason.analysis.runs_table import collect
 
     mapping = _pairs(compare, "--compare", "PAPER_MODEL")
     sizes: dict[str, float] = {}

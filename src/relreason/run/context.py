@@ -38,13 +38,7 @@ def paper_figures_for(task: Task) -> dict[str, Any] | None:
         return None
     bench = benchmarks.get(task.benchmark)
     row, column = bench.report_cell(task.description)
-    if row is None or column is None:
-        return None
-    figures = {
-        fig.model: fig.accuracy
-        for fig in bench.paper_figures()
-        if (fig.task, fig.setting) == (str(row), str(column))
-    }
+    figures = bench.figures_at(row, column)
     if not figures:
         return None
     stem = PurePath(bench.reference_table or "paper").stem

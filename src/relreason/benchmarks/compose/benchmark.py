@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relreason.benchmarks.base import BenchmarkParams
 from relreason.benchmarks.compose import options
@@ -13,6 +13,9 @@ from relreason.benchmarks.mcr.data import LANGUAGES, METHODS, MODES
 from relreason.benchmarks.mcr.style import McrStyle
 from relreason.errors import UsageError
 from relreason.types import Task
+
+if TYPE_CHECKING:
+    from relreason.analysis.sections import ReportSection
 
 
 class ComposeParams(BenchmarkParams):
@@ -74,6 +77,12 @@ class Compose(McrStyle):
             )
         except KeyError as missing:
             raise UsageError(f"the run's task description lacks the field {missing}") from None
+
+    def report_sections(self) -> Sequence[ReportSection]:
+        """Accuracy by domain, hops, options and language (``report.py``)."""
+        from relreason.benchmarks.compose.report import SECTIONS
+
+        return SECTIONS
 
     def listing(self) -> dict[str, Any]:
         """Languages, methods, domains and reading modes."""

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relreason.benchmarks.base import Benchmark, BenchmarkParams, PaperFigure
 from relreason.benchmarks.convre import options
@@ -15,6 +15,9 @@ from relreason.benchmarks.convre.readers import DEFAULT_FAMILY, convre_scorer, p
 from relreason.benchmarks.convre.settings import KNOBS, SETTING_IDS, TASKS, paper_setting
 from relreason.errors import UsageError
 from relreason.types import EvalItem, Task
+
+if TYPE_CHECKING:
+    from relreason.analysis.sections import ReportSection
 
 
 class ConvReParams(BenchmarkParams):
@@ -52,6 +55,7 @@ class ConvRe(Benchmark):
     params_model = ConvReParams
     files = FILES
     reference_table = "paper_table9.csv"
+    drill_label = "relation"
     task_options = staticmethod(options.task_options)
     reading_options = staticmethod(options.reading_options)
 
@@ -154,6 +158,12 @@ class ConvRe(Benchmark):
             for r in rows
             if r["accuracy"]
         ]
+
+    def report_sections(self) -> Sequence[ReportSection]:
+        """Table 9, contrasts, per relation and source, Tables 6-8, scaling (``report.py``)."""
+        from relreason.benchmarks.convre.report import SECTIONS
+
+        return SECTIONS
 
     def listing(self) -> dict[str, Any]:
         """The tasks, the 12 settings with every knob, and the reading modes."""

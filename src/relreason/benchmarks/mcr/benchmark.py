@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relreason.benchmarks.base import BenchmarkParams, PaperFigure
 from relreason.benchmarks.mcr import options
@@ -16,6 +16,9 @@ from relreason.benchmarks.mcr.files import FILES
 from relreason.benchmarks.mcr.style import McrStyle
 from relreason.errors import UsageError
 from relreason.types import Task
+
+if TYPE_CHECKING:
+    from relreason.analysis.sections import ReportSection
 
 PAPER_METHODS = {"ZS": "zs", "5-shot": "fs", "ZSC": "zsc"}
 """Table 4's method names -> relreason's."""
@@ -40,6 +43,7 @@ class Mcr(McrStyle):
     params_model = McrParams
     files = FILES
     reference_table = "paper_table4.csv"
+    drill_label = "categories"
     task_options = staticmethod(options.task_options)
     reading_options = staticmethod(options.reading_options)
 
@@ -88,6 +92,22 @@ class Mcr(McrStyle):
                         PaperFigure("mcr", row["model"], language.lower(), method, accuracy)
                     )
         return figures
+
+    def report_sections(self) -> Sequence[ReportSection]:
+        """Tables 4-6, per category, by relations and by options (``report.py``)."""
+        from relreason.benchmarks.mcr.report import SECTIONS
+
+        return SECTIONS
+
+    def item_texts(
+        self, description: Mapping[str, Any], data_dir: Path | None = None
+    ) -> dict[str, dict[int, str]]:
+        """Each item's ``question`` (without the prompt around it): the relations are counted
+        from it (paper Figure 3)."""
+        from relreason.benchmarks.mcr.data import load_questions
+
+        questions = load_questions(description["language"], data_dir)
+        return {"question": {q.index: q.question for q in questions}}
 
     def listing(self) -> dict[str, Any]:
         """Languages, methods, categories and reading modes."""

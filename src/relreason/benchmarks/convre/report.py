@@ -1,0 +1,118 @@
+"""ConvRe's report sections: Table 9 (with its figure beside the paper's lines), paired
+contrasts, accuracy per relation and source, Tables 6-8 (with the paper's figures for the
+models ``--compare`` maps) and the scaling trends (Figures 5 and 7). The analyses themselves are
+pure functions in :mod:`relreason.analysis.convre` and :mod:`relreason.analysis.scaling`."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from relreason.analysis import convre, scaling
+from relreason.analysis.paper import published, reference_csv, set_cell
+from relreason.analysis.sections import ReportInput, ReportSection, figures, with_figure
+from relreason.analysis.table import NotPossible, Table
+
+_PACKAGE = __package__ or "relreason.benchmarks.convre"
+
+
+def _paper(given: ReportInput) -> pd.DataFrame:
+    """ConvRe's Table 9 figures (of the models ``--compare`` maps, when it maps any)."""
+    figures_ = published()
+    paper = figures_[figures_["benchmark"] == "convre"]
+    mapped = {m.lower() for m in given.compare.values()}
+    return paper[paper["model"].str.lower().isin(mapped)] if mapped else paper
+
+
+def _table9(given: ReportInput) -> Table:
+    paper = _paper(given)
+    return with_figure(convre.table9(given.runs), lambda d: figures.lines_by_setting(d, paper))
+
+
+def _by_source(given: ReportInput) -> Table:
+    table = convre.by_label(given.runs, "source")
+    return with_figure(table, lambda d: figures.heatmap(d, ["run_id"], "source"))
+
+
+def _table6(given: ReportInput) -> Table:
+    """Table 6 with GPT-4's full-set and subset figures beside a row it maps."""
+    table = convre.subset_vs_full(given.runs)
+    mapped = {model: paper.lower() for model, paper in given.paper_models().items()}
+    if not mapped:
+        return table
+    paper = reference_csv(_PACKAGE, "paper_table6.csv")
+    for position, row in enumerate(table.data.to_dict("records")):
+        if mapped.get(row["model"]) != "gpt-4":
+            continue
+        cells = paper[(paper["task"] == row["task"]) & (paper["prompt"] == row["setting"])]
+        for dataset, column in (("complete", "paper_full"), ("subset", "paper_subset")):
+            found = cells.loc[cells["dataset"] == dataset, "accuracy"]
+            if len(found):
+                set_cell(table, position, column, float(found.iloc[0]))
+    return table
+
+
+def _table7(given: ReportInput) -> Table:
+    """Table 7 with the paper's neutral accuracy (and difference) for a model it maps."""
+    table = convre.neutral_vs_normal(given.runs)
+    mapped = {model: paper.lower() for model, paper in given.paper_models().items()}
+    if not mapped:
+        return table
+    paper = reference_csv(_PACKAGE, "paper_table7.csv")
+    paper["model"] = paper["model"].str.lower()
+    for position, row in enumerate(table.data.to_dict("records")):
+        cells = paper[
+            (paper["model"] == mapped.get(row["model"]))
+            & (paper["task"] == row["task"])
+            & (paper["prompt"] == row["setting"])
+        ]
+        if len(cells):
+            cell = cells.iloc[0]
+            text = f"{cell['neutral_accuracy']:.3f} ({cell['difference']:+.3f})"
+            set_cell(table, position, "paper", text)
+    return table
+
+
+def _table8(given: ReportInput) -> Table:
+    """Table 8 with the paper's accuracy for a model it maps."""
+    table = convre.wrong_overlap(given.runs)
+    mapped = {model: paper.lower() for model, paper in given.paper_models().items()}
+    if not mapped:
+        return table
+    paper = reference_csv(_PACKAGE, "paper_table8.csv")
+    accuracy = paper[paper["model_b"] == "accuracy"].set_index("model_a")["value"]
+    for position, row in enumerate(table.data.to_dict("records")):
+        model = mapped.get(str(row["model"]).removesuffix(" *").removesuffix(" (subset)"))
+        if model in accuracy.index:
+            set_cell(table, position, "paper_accuracy", float(accuracy[model]))
+    return table
+
+
+def _scaling(given: ReportInput) -> Table:
+    """Scaling trends of the runs with a known size beside the paper's models."""
+    if given.runs.of("convre").runs.empty:
+        raise NotPossible("no ConvRe run in the folder")
+    ours = scaling.run_points(given.runs, given.sizes)
+    figures_ = published()
+    paper = figures_[figures_["benchmark"] == "convre"]
+    points = pd.concat([ours, scaling.paper_points(paper.to_dict("records"))], ignore_index=True)
+    trends = scaling.scaling_trends(points)
+    trends.plot = lambda: figures.scaling_grid(points)
+    if ours.empty:
+        trends.note += (
+            " No run has a known model size (give sizes, or use models whose names "
+            "state them, e.g. ...-135M): only the paper's figures are classified."
+        )
+    return trends
+
+
+SECTIONS = (
+    ReportSection("ConvRe Table 9", _table9),
+    ReportSection("ConvRe contrasts", lambda given: convre.contrasts(given.runs)),
+    ReportSection("ConvRe per relation", lambda given: convre.by_label(given.runs, "relation")),
+    ReportSection("ConvRe per source", _by_source),
+    ReportSection("ConvRe Table 6", _table6),
+    ReportSection("ConvRe Table 7", _table7),
+    ReportSection("ConvRe Table 8", _table8),
+    ReportSection("ConvRe scaling", _scaling),
+)
+"""ConvRe's sections of the report, in order."""
