@@ -86,7 +86,7 @@ def _records(run: ImportedRun) -> list[dict[str, Any]]:
                 alt_reader=task.alt_reader,
                 prompts=(item.prompt,),
                 sent_as=answer.sent,
-            )
+            ).to_json()
         )
     return records
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from relreason.types import EvalItem, Extraction, Response, Status
@@ -20,33 +20,6 @@ from relreason.types import EvalItem, Extraction, Response, Status
 FORMAT_VERSION = 2
 """The run-folder format: 1 = relreason 0.1 (no version field), 2 = typed records and manifest."""
 
-RECORD_FIELDS = (
-    "index",
-    "item_id",
-    "gold",
-    "answer",
-    "status",
-    "correct",
-    "method",
-    "detail",
-    "output",
-    "second_output",
-    "choice_logprobs",
-    "top_logprobs",
-    "usage",
-    "latency_s",
-    "attempts",
-    "cached",
-    "error",
-    "labels",
-    "reader",
-    "alt",
-    "prompt",
-    "second_prompt",
-    "sent_as",
-    "served_model",
-    "note",
-)
 VOLATILE_RECORD_FIELDS = ("latency_s", "attempts", "cached")
 """Record fields that legitimately differ between two runs of the same configuration."""
 
@@ -99,7 +72,8 @@ class Record:
     note: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """Return the record as a JSON-ready dict, fields in :data:`RECORD_FIELDS` order."""
+        """Return the record as a JSON-ready dict, fields in :data:`RECORD_FIELDS` order (the
+        order of the class's fields, which is the order of every ``records.jsonl`` line)."""
         return {name: getattr(self, name) for name in RECORD_FIELDS}
 
     @classmethod
@@ -113,6 +87,10 @@ class Record:
         if known.get("labels") is None:
             known.pop("labels", None)
         return cls(**known)
+
+
+RECORD_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Record))
+"""The fields of a record in the order a ``records.jsonl`` line holds them (:class:`Record`'s)."""
 
 
 def json_labels(labels: Mapping[str, Any]) -> dict[str, Any]:
@@ -147,8 +125,8 @@ def make_record(
     alt_reader: str | None = None,
     prompts: Sequence[str | None] = (),
     sent_as: Any = None,
-) -> dict[str, Any]:
-    """Return the JSON-ready record of one item.
+) -> Record:
+    """Return the record of one item (``Record.to_json`` is its JSON line's object).
 
     ``extraction`` is the reading (None when the item failed: then ``error`` says why).
     ``responses`` are the first and optional second response (either may be None); ``scored``
@@ -161,7 +139,7 @@ def make_record(
     present = [r for r in (first, second) if r is not None]
     reading = extraction or Extraction(None, "failed", "none")
     failed = extraction is None
-    record = Record(
+    return Record(
         index=item.index,
         item_id=item.item_id,
         gold=item.gold,
@@ -199,7 +177,6 @@ def make_record(
         served_model=next((r.served_model for r in present if r.served_model), None),
         note="; ".join(r.note for r in present if r.note) or None,
     )
-    return record.to_json()
 
 
 def alt_json(extraction: Extraction, reader: str | None) -> dict[str, Any]:

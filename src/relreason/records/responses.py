@@ -151,6 +151,6 @@ def score_responses(task: Task, responses: Mapping[int, Replies]) -> list[dict[s
                 reader=task.reader,
                 alt=alt,
                 alt_reader=task.alt_reader,
-            )
+            ).to_json()
         )
     return records

@@ -152,7 +152,7 @@ class ItemPath:
                 # the second rule reads the model's own first output (for MCR zero-shot CoT,
                 # the paper's rule read the reasoning, not the answer-extraction reply)
                 alt = self.task.alt_scorer(w.item, w.first)
-        record = make_record(
+        made = make_record(
             w.item,
             extraction,
             [w.first, w.second],
@@ -166,14 +166,12 @@ class ItemPath:
             prompts=(w.item.prompt, w.second_prompt),
             sent_as=self.calls.backend.sent_as(w.item.prompt),
         )
+        record = made.to_json()  # the form records.jsonl holds (and a resumed run reads)
         self.records[w.item.index] = record
         self.lines[w.item.index] = self.writer.append(record)
         self.emit(
             ItemFinished(
-                index=w.item.index,
-                status=record["status"],
-                correct=bool(record["correct"]),
-                cached=bool(record["cached"]),
+                index=w.item.index, status=made.status, correct=made.correct, cached=made.cached
             )
         )
 
