@@ -7,8 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from relreason.analysis.convre import run_label
-from relreason.analysis.load import Runs
+from relreason.analysis.load import Runs, run_label
 from relreason.analysis.table import Drill, NotPossible, Table
 from relreason.records import STATUSES
 

@@ -8,8 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from relreason.analysis.convre import run_label
-from relreason.analysis.load import Runs
+from relreason.analysis.load import Runs, run_label
 from relreason.analysis.stats import accuracy_cell
 from relreason.analysis.table import Drill, NotPossible, Table, number_text
 

@@ -10,8 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from relreason.analysis.load import Runs, by_run
-from relreason.analysis.overview import settings_legend
+from relreason.analysis.load import Runs, by_run, run_label
 from relreason.analysis.setup import pick_runs
 from relreason.analysis.stats import accuracy_cell, paired
 from relreason.analysis.table import Drill, NotPossible, Table, number_text
@@ -27,16 +26,36 @@ _ORDER = {
 }
 
 
+SETTING_NAMES = {
+    1: "normal-re, normal-text",
+    2: "normal-re, altered-text",
+    3: "converse-re, normal-text",
+    4: "converse-re, altered-text",
+    5: "converse-re, normal-text, hint",
+    6: "converse-re, altered-text, hint",
+    7: "3-shot, hard-hard",
+    8: "3-shot, hard-hard, hint-cot",
+    9: "6-shot, hard-hard",
+    10: "3-shot, regular-hard",
+    11: "3-shot, regular-hard, hint-cot",
+    12: "6-shot, regular-hard",
+}
+"""ConvRe's prompt ids as the paper names them (its Tables 2 and 3: zero-shot 1#-6#, few-shot
+7#-12#; examples-tests for the few-shot ones)."""
+
+
+def settings_legend(ids: Any = None) -> str:
+    """Return the legend of ConvRe's prompt ids (``ids``, or all twelve) as one sentence."""
+    wanted = sorted({int(i) for i in (SETTING_NAMES if ids is None else ids) if pd.notna(i)})
+    named = "; ".join(f"{i}# {SETTING_NAMES[i]}" for i in wanted if i in SETTING_NAMES)
+    return f"Settings (paper Tables 2-3): {named}." if named else ""
+
+
 def _convre(runs: Runs) -> Runs:
     part = runs.of("convre")
     if part.runs.empty:
         raise NotPossible("no ConvRe run in the folder")
     return part
-
-
-def run_label(row: Any) -> str:
-    """Return the label of a run's row in a table: the model spec, with ``*`` when partial."""
-    return f"{row['model']}{' *' if row['partial'] else ''}"
 
 
 def accuracy_text(cell: dict[str, Any]) -> str:

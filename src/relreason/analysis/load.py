@@ -148,6 +148,11 @@ def model_label(spec: str, scoring: Any = None, mode: Any = None) -> str:
     )
 
 
+def run_label(row: Any) -> str:
+    """Return the label of a run's row in a table: the model spec, with ``*`` when partial."""
+    return f"{row['model']}{' *' if row['partial'] else ''}"
+
+
 def _run_row(
     root: Path, folder: Path, manifest: Mapping[str, Any], n_records: int
 ) -> dict[str, Any]:

@@ -10,8 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from relreason.analysis.convre import run_label
-from relreason.analysis.load import Runs
+from relreason.analysis.load import Runs, run_label
 from relreason.analysis.relations import count_relations
 from relreason.analysis.setup import pick_runs
 from relreason.analysis.stats import accuracy_cell, paired

@@ -1,6 +1,7 @@
 """The report's first table: every run with its accuracy, how many items it has done, and the
 set-up columns that tell runs apart (neutral naming, permutation, sample/limit, reader,
-scoring, API, generation limits)."""
+scoring, API, generation limits); each run's task and setting as its benchmark names them
+(``Benchmark.report_cell``, ``setting_text``, ``settings_legend``)."""
 
 from __future__ import annotations
 
@@ -14,30 +15,6 @@ from relreason.analysis.load import Runs
 from relreason.analysis.setup import setup_columns
 from relreason.analysis.table import Drill, NotPossible, Table
 from relreason.records import wilson_interval
-
-SETTING_NAMES = {
-    1: "normal-re, normal-text",
-    2: "normal-re, altered-text",
-    3: "converse-re, normal-text",
-    4: "converse-re, altered-text",
-    5: "converse-re, normal-text, hint",
-    6: "converse-re, altered-text, hint",
-    7: "3-shot, hard-hard",
-    8: "3-shot, hard-hard, hint-cot",
-    9: "6-shot, hard-hard",
-    10: "3-shot, regular-hard",
-    11: "3-shot, regular-hard, hint-cot",
-    12: "6-shot, regular-hard",
-}
-"""ConvRe's prompt ids as the paper names them (its Tables 2 and 3: zero-shot 1#-6#, few-shot
-7#-12#; examples-tests for the few-shot ones)."""
-
-
-def settings_legend(ids: Any = None) -> str:
-    """Return the legend of ConvRe's prompt ids (``ids``, or all twelve) as one sentence."""
-    wanted = sorted({int(i) for i in (SETTING_NAMES if ids is None else ids) if pd.notna(i)})
-    named = "; ".join(f"{i}# {SETTING_NAMES[i]}" for i in wanted if i in SETTING_NAMES)
-    return f"Settings (paper Tables 2-3): {named}." if named else ""
 
 
 def _cell(benchmark: Any, description: str) -> tuple[Any, Any]:
@@ -66,6 +43,8 @@ def runs_accuracy(runs: Runs) -> Table:
     items = runs.items
     counts = items.groupby("run_id")["correct"].agg(["sum", "count"]) if len(items) else None
     rows: list[dict[str, Any]] = []
+    registered = set(benchmarks.names())
+    settings: dict[str, list[Any]] = {}  # benchmark -> its runs' settings, for the legend
     for _, run in runs.runs.iterrows():
         k = n = 0
         if counts is not None and run["run_id"] in counts.index:
@@ -74,8 +53,9 @@ def runs_accuracy(runs: Runs) -> Table:
         accuracy = k / n if n and answered else None
         lo, hi = wilson_interval(k, n) if accuracy is not None else (None, None)
         task, setting = _cell(run["benchmark"], run["description"])
-        if run["benchmark"] == "convre" and pd.notna(setting):
-            setting = f"{int(setting)}#"
+        settings.setdefault(str(run["benchmark"]), []).append(setting)
+        if run["benchmark"] in registered:
+            setting = benchmarks.get(run["benchmark"]).setting_text(setting)
         rows.append(
             {
                 "run_id": run["run_id"],
@@ -114,10 +94,15 @@ def runs_accuracy(runs: Runs) -> Table:
     drill = {
         (position, "accuracy"): Drill((run_id,)) for position, run_id in enumerate(data["run_id"])
     }
+    legends = [
+        benchmarks.get(name).settings_legend(values)
+        for name, values in settings.items()
+        if name in registered
+    ]
     note = (
         "Accuracy of all the run's records, Wilson 95% interval; n: records (of the task's items "
         "when fewer: a limit, a sample, or a run not finished); '-': nothing answered. "
-        + settings_legend(runs.runs.loc[runs.runs["benchmark"] == "convre", "setting"])
+        + " ".join(legend for legend in legends if legend)
     ).strip()
     return Table("runs", "Runs: accuracy per run", data, shown, note, drill)
 

@@ -156,6 +156,16 @@ class Benchmark(ABC):
 
         raise UsageError(f"benchmark {self.name} cannot show its options in another order")
 
+    def setting_text(self, setting: Any) -> Any:
+        """Return how the report's runs table shows a run's setting (``report_cell``'s second
+        value); the default shows it as it is."""
+        return setting
+
+    def settings_legend(self, settings: Sequence[Any]) -> str:
+        """Return a sentence naming ``settings`` (the runs' ``report_cell`` settings) for the
+        note of the report's runs table; the default says nothing."""
+        return ""
+
     def report_sections(self) -> Sequence[ReportSection]:
         """Return the report's sections on this benchmark's runs, in the order shown (see
         :mod:`relreason.analysis.sections`); the default is none."""

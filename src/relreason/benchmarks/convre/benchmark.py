@@ -159,6 +159,20 @@ class ConvRe(Benchmark):
             if r["accuracy"]
         ]
 
+    def setting_text(self, setting: Any) -> Any:
+        """A paper setting as the paper writes it: ``4#``."""
+        return (
+            f"{int(setting)}#"
+            if isinstance(setting, int | float) and setting == setting
+            else setting
+        )
+
+    def settings_legend(self, settings: Sequence[Any]) -> str:
+        """The paper's names of the settings run (its Tables 2-3)."""
+        from relreason.analysis.convre import settings_legend
+
+        return settings_legend(settings)
+
     def report_sections(self) -> Sequence[ReportSection]:
         """Table 9, contrasts, per relation and source, Tables 6-8, scaling (``report.py``)."""
         from relreason.benchmarks.convre.report import SECTIONS
