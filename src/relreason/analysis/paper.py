@@ -2,7 +2,7 @@
 as rows (``paper_figures``, ``published``), validating ``--compare SPEC=PAPER_MODEL`` names,
 the report's table of our accuracy vs the paper's (``beside_papers``) and the same figures
 added to plain run rows (``beside_paper``, for ``report --json``). Every one of them finds a
-run's figures through its benchmark (``Benchmark.figures_at`` / ``figures_for``)."""
+run's figures through its benchmark (``Benchmark.figures_at`` of its ``report_cell``)."""
 
 from __future__ import annotations
 

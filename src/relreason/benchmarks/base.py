@@ -124,16 +124,12 @@ class Benchmark(ABC):
 
     def figures_at(self, task: Any, setting: Any) -> dict[str, float]:
         """Return paper model -> published accuracy for the paper's cell (``task``,
-        ``setting``), compared as text (empty when the paper has no figure there)."""
+        ``setting``: a run's ``report_cell``), compared as text (empty when the paper has no
+        figure there): the one place runs meet the papers' figures."""
         if task is None or setting is None:
             return {}
         cell = (str(task), str(setting))
         return {f.model: f.accuracy for f in self.paper_figures() if (f.task, f.setting) == cell}
-
-    def figures_for(self, description: Mapping[str, Any]) -> dict[str, float]:
-        """Return paper model -> published accuracy for the cell a run of ``description`` is
-        tabulated under (``report_cell``): the one place runs meet the papers' figures."""
-        return self.figures_at(*self.report_cell(description))
 
     def paper_figures(self) -> list[PaperFigure]:
         """Return the paper's published figures (empty when the benchmark has none)."""
