@@ -23,9 +23,8 @@ import pandas as pd
 from relreason.analysis.item_columns import ITEM_FIELDS, add_items, series
 from relreason.analysis.item_columns import official_reading as official_reading
 from relreason.analysis.run_cache import cached_read
-from relreason.analysis.runs_table import read_summary
 from relreason.analysis.setup import label_runs
-from relreason.errors import UsageError
+from relreason.errors import DataError, UsageError
 from relreason.records import MANIFEST, SUMMARY, load_records, read_manifest
 
 RUN_COLUMNS = (
@@ -118,6 +117,21 @@ class Runs:
             return Runs(self.root, runs.reset_index(drop=True), self.items, groups)
         items = self.items[self.items["run_id"].isin(wanted)]
         return Runs(self.root, runs.reset_index(drop=True), items.reset_index(drop=True), groups)
+
+
+def read_summary(path: Path) -> dict[str, Any]:
+    """Return a run's summary.json (empty when absent); ``DataError`` naming it when unreadable."""
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise DataError(
+            str(path), f"unreadable summary ({error}); rerun or resume the run to write it again"
+        ) from None
+    if not isinstance(data, dict):
+        raise DataError(str(path), "expected a JSON object")
+    return data
 
 
 def by_run(items: pd.DataFrame) -> dict[str, pd.DataFrame]:

@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from relreason import benchmarks
-from relreason.errors import DataError
+from relreason.analysis.load import read_summary
 from relreason.records import read_manifest
 
 
@@ -55,21 +54,6 @@ def _records_done(folder: Path) -> int:
     from relreason.records import load_records
 
     return len(load_records(folder))
-
-
-def read_summary(path: Path) -> dict[str, Any]:
-    """Return a run's summary.json (empty when absent); ``DataError`` naming it when unreadable."""
-    if not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise DataError(
-            str(path), f"unreadable summary ({error}); rerun or resume the run to write it again"
-        ) from None
-    if not isinstance(data, dict):
-        raise DataError(str(path), "expected a JSON object")
-    return data
 
 
 def _note(manifest: Mapping[str, Any], summary: Mapping[str, Any]) -> str | None:
