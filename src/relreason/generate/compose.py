@@ -28,16 +28,19 @@ import relreason.generate.names as names
 from relreason.errors import UsageError
 from relreason.generate import balance, heuristics, kin_words
 from relreason.generate.distractors import pick_distractors
+from relreason.generate.domains import SPECS
 from relreason.generate.errors import SolverError
 from relreason.generate.solver import solve
 
-DOMAINS: tuple[str, ...] = ("kinship", "position", "order")
+DOMAINS: tuple[str, ...] = ("kinship", "position", "order", *SPECS)
 MIN_HOPS, MAX_HOPS = 2, 8
 MAX_OPTIONS = 7
 _ATTEMPTS = 400
 _REDRAWS = 3
 _KIN_ORDER_BLIND = frozenset({"en", "fr"})
-_DEFINITE = {"kinship": 99, "position": 8, "order": 3}
+_DEFINITE = {"kinship": 99, "position": 8, "order": 3} | {
+    name: spec.definite for name, spec in SPECS.items()
+}
 
 
 @dataclass(frozen=True)
@@ -122,12 +125,14 @@ def _draw(
         chain = chains.kinship_chain(rng, options.language, hops)
         if chain is None:
             return None
+    elif domain in SPECS:
+        chain = SPECS[domain].chain(rng, hops, str(want))
     elif domain == "position":
         chain = chains.position_chain(rng, hops, determined=want != "uncertain")
     else:
         chain = chains.order_chain(rng, hops, None if want == "uncertain" else want)
     premises = list(chain.premises)
-    query = ("P0", "?", f"P{hops}")
+    query = chain.query or ("P0", "?", f"P{hops}")
     if domain == "kinship":
         _tail_sex(premises, chain.sexes, f"P{hops}")
     labels = solve(premises, query)
@@ -146,8 +151,11 @@ def _want(options: ComposeOptions, domain: str, k: int) -> tuple[Any, int]:
     size = options.option_count(domain)
     offers = options.offers_uncertain(domain)
     slot = schedule(options, domain, k, max(size - offers, 1), "slots")
-    if domain == "order":
-        classes: list[Any] = [1, -1, 0, "uncertain"] if offers else [1, -1, 0]
+    spread: list[Any] = [1, -1, 0] if domain == "order" else []
+    if domain in SPECS:
+        spread = list(SPECS[domain].classes)
+    if spread:
+        classes: list[Any] = [*spread, "uncertain"] if offers else spread
         if offers and size < len(classes):
             classes = [*classes[: size - 1], "uncertain"]
         return classes[schedule(options, domain, k, len(classes), "class")], slot
@@ -176,13 +184,14 @@ def _compose_one(
             continue
         item, cost = built
         if is_uncertain == (want == "uncertain"):
-            # Kinship: another family when the rules' targets are not all met (the answer word
-            # decides how long the right option is). Position and order keep their first draw
-            # (choosing among frames would skew the answers).
+            # Kinship and the later domains: another draw when the rules' targets are not all
+            # met (the answer decides how long the right option is, which people the premises
+            # name). Position and order keep their first draw (choosing among frames would skew
+            # the answers).
             matched += 1
             if best is None or cost < best[0]:
                 best = (cost, item)
-            if cost == 0 or matched >= (_REDRAWS if domain == "kinship" else 1):
+            if cost == 0 or matched >= (1 if domain in ("position", "order") else _REDRAWS):
                 return best[1]
             continue
         if fallback is None:
@@ -213,12 +222,15 @@ def _build(
     it misses (``balance``), or None to redraw."""
     from relreason.generate.assemble import assemble
 
-    people = sorted(chain.sexes, key=lambda p: int(p[1:]))
-    chosen = names.pick_names(
-        rng, options.language, [chain.sexes[p] for p in people], options.fictional
-    )
-    rename = dict(zip(people, chosen, strict=True))
-    x_sex, y_sex = chain.sexes["P0"], chain.sexes[f"P{hops}"]
+    if domain in SPECS:
+        rename = SPECS[domain].rename(rng, options.language, chain, options.fictional)
+    else:
+        people = sorted(chain.sexes, key=lambda p: int(p[1:]))
+        chosen = names.pick_names(
+            rng, options.language, [chain.sexes[p] for p in people], options.fictional
+        )
+        rename = dict(zip(people, chosen, strict=True))
+    x_sex, y_sex = chain.sexes.get("P0", "M"), chain.sexes.get(f"P{hops}", "M")
     premise_text = ""
     if domain == "kinship":
         premise_text = balance.kin_premise_text(options.language, premises, rename, chain.sexes)
@@ -234,7 +246,13 @@ def _build(
 
     candidates: list[dict[str, Any]] = []
     for attempt in range(balance.OPTION_TRIES):
-        distractors = pick_distractors(
+        wanted = options.option_count(domain) - 1
+        if options.offers_uncertain(domain) and answer != "uncertain":
+            wanted -= 1
+        if domain in SPECS:
+            distractors = SPECS[domain].distractors(rng, chain, answer, possible, wanted)
+        else:
+            distractors = pick_distractors(
             rng,
             options.language,
             domain,
