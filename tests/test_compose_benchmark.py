@@ -35,7 +35,7 @@ def test_default_set_prompts_are_mcr_prompts() -> None:
     bench = benchmarks.get("compose")
     task = bench.build_task(bench.params(language="ko", method="zs"))
     raw = json.loads(default_path("ko").read_text("utf-8"))
-    assert len(task.items) == len(raw) == 150
+    assert len(task.items) == len(raw) == 300
     for item, entry in zip(task.items, raw, strict=True):
         assert item.prompt == _mcr_prompt(entry, " Among options, the answer is")
         assert item.choice_texts[ord(item.gold) - 65] == entry["correct"]

@@ -1,4 +1,5 @@
-"""``compose``: MCR-style multiple-choice questions over kinship, position and order.
+"""``compose``: MCR-style multiple-choice questions over kinship, position, order and the later
+domains (quantity, identity, containment: ``domains``), MCR's six categories.
 
 Each item is drawn from its own random stream (seed, language, domain, index), so a set is
 deterministic for a seed (the balancing below also looks at the earlier items of a domain).
@@ -32,7 +33,9 @@ from relreason.generate.domains import SPECS
 from relreason.generate.errors import SolverError
 from relreason.generate.solver import solve
 
-DOMAINS: tuple[str, ...] = ("kinship", "position", "order", *SPECS)
+FIRST_DOMAINS: tuple[str, ...] = ("kinship", "position", "order")
+"""The domains generated before the later ones came (the shipped set's first part, exemplars)."""
+DOMAINS: tuple[str, ...] = (*FIRST_DOMAINS, *SPECS)
 MIN_HOPS, MAX_HOPS = 2, 8
 MAX_OPTIONS = 7
 _ATTEMPTS = 400
@@ -253,17 +256,17 @@ def _build(
             distractors = SPECS[domain].distractors(rng, chain, answer, possible, wanted)
         else:
             distractors = pick_distractors(
-            rng,
-            options.language,
-            domain,
-            chain.frame,
-            answer,
-            possible,
-            options,
-            (x_sex, y_sex),
-            avoid=avoid,
-            lengths=(None, "shorter", "longer")[attempt % 3],
-        )
+                rng,
+                options.language,
+                domain,
+                chain.frame,
+                answer,
+                possible,
+                options,
+                (x_sex, y_sex),
+                avoid=avoid,
+                lengths=(None, "shorter", "longer")[attempt % 3],
+            )
         labels = [answer, *distractors] if answer != "uncertain" else list(distractors)
         if domain == "kinship":
             patterns = [kin_words.pattern(options.language, w, y_sex, x_sex) for w in labels]

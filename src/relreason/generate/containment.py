@@ -39,7 +39,8 @@ COLORS: dict[str, tuple[str, ...]] = {
 _TEXT: dict[str, dict[str, str]] = {
     "en": {
         "intro": "There are {n} boxes. Each box lies directly in at most one other box; a box is "
-        "inside another when it lies in it directly or in a box that is inside it.",
+        "inside another (and the other contains it) when it lies in it directly or in a box "
+        "that is inside it.",
         "inside": "{A} is inside {b}.",
         "holds": "{A} contains {b}.",
         "apart": "Neither {a} nor {b} is inside the other.",
@@ -50,8 +51,8 @@ _TEXT: dict[str, dict[str, str]] = {
     },
     "fr": {
         "intro": "Il y a {n} boîtes. Chaque boîte est posée directement dans une autre boîte au "
-        "plus ; une boîte est dans une autre quand elle y est posée directement ou dans une boîte "
-        "qui s'y trouve.",
+        "plus ; une boîte est dans une autre (et l'autre la contient) quand elle y est posée "
+        "directement ou dans une boîte qui s'y trouve.",
         "inside": "{A} est dans {b}.",
         "holds": "{A} contient {b}.",
         "apart": "Ni {a} ni {b} n'est dans l'autre.",
@@ -62,7 +63,7 @@ _TEXT: dict[str, dict[str, str]] = {
     },
     "zh": {
         "intro": "有{n}个盒子。每个盒子最多直接放在另一个盒子里；一个盒子直接放在另一个盒子里，"
-        "或放在其中的某个盒子里，都算在它里面。",
+        "或放在其中的某个盒子里，都算在它里面，也说那个盒子里面装着它。",
         "inside": "{a}在{b}里面。",
         "holds": "{a}里面装着{b}。",
         "apart": "{a}和{b}都不在对方里面。",
@@ -73,18 +74,21 @@ _TEXT: dict[str, dict[str, str]] = {
     },
     "ja": {
         "intro": "箱が{n}個あります。どの箱も、じかに入っている箱は多くても一つです。じかに入って"
-        "いても、中の別の箱に入っていても、その箱の「中にある」とします。",
+        "いても、中の別の箱に入っていても、その箱の「中にある」とし、その箱はそれを「中に含む」"
+        "とします。",
         "inside": "{a}は{b}の中にあります。",
         "holds": "{a}は{b}を中に含んでいます。",
         "apart": "{a}と{b}は、どちらも相手の中にはありません。",
-        "question": "{a}は{b}の中にありますか、{b}を中に含みますか、それともどちらでもありませんか？",
+        "question": "{a}は{b}の中にありますか、{b}を中に含みますか、"
+        "それともどちらでもありませんか？",
         "inside_o": "中にある",
         "contains_o": "中に含む",
         "apart_o": "どちらでもない",
     },
     "ko": {
         "intro": "상자가 {n}개 있습니다. 각 상자는 많아야 한 상자에 직접 들어 있습니다. 직접 들어 "
-        "있든 그 안의 다른 상자에 들어 있든 그 상자 '안에 있다'고 합니다.",
+        "있든 그 안의 다른 상자에 들어 있든 그 상자 '안에 있다'고 하고, 그 상자는 그것을 '담고 "
+        "있다'고 합니다.",
         "inside": "{a_t} {b} 안에 있습니다.",
         "holds": "{a_t} {b}를 담고 있습니다.",
         "apart": "{a_w} {b}는 어느 쪽도 다른 쪽 안에 있지 않습니다.",
@@ -117,6 +121,12 @@ def _fill(language: str, key: str, a: str, b: str) -> str:
         a_t=grammar.ko_topic(first),
         a_w=grammar.ko_with(first),
     )
+
+
+def premise(language: str, triple: Sequence[str]) -> str:
+    """Return the sentence of one premise ("The red box is inside the blue box.")."""
+    a, relation, b = triple
+    return _fill(language, relation, a, b)
 
 
 def forests(boxes: Sequence[str]) -> Iterator[dict[str, str | None]]:
@@ -205,7 +215,7 @@ def question(
     """Return the scene, the premises and the question in ``language``."""
     boxes = {x for a, _, b in premises for x in (a, b)}
     intro = _TEXT[language]["intro"].format(n=len(boxes))
-    sentences = [intro, *(_fill(language, r, a, b) for a, r, b in premises)]
+    sentences = [intro, *(premise(language, p) for p in premises)]
     sentences.append(_fill(language, "question", query[0], query[2]))
     return ("" if language in ("zh", "ja") else " ").join(sentences)
 

@@ -13,13 +13,13 @@ import functools
 from importlib import resources
 from pathlib import Path
 
-from relreason.generate.compose import ComposeOptions, compose
+from relreason.generate.compose import FIRST_DOMAINS, ComposeOptions, compose
 from relreason.generate.domains import SPECS
 from relreason.generate.lexicon import LANGUAGES
 from relreason.generate.records import Record, dumps, load_records
 
 DEFAULT_SEED = 2026
-PARTS: tuple[tuple[str, ...], ...] = (("kinship", "position", "order"), tuple(SPECS))
+PARTS: tuple[tuple[str, ...], ...] = (FIRST_DOMAINS, tuple(SPECS))
 """The default set's two runs: the first three domains, then the later ones."""
 PART_COUNT = 150
 DEFAULT_COUNT = PART_COUNT * len(PARTS)
@@ -46,7 +46,9 @@ def default_file_name(language: str) -> str:
 @functools.lru_cache(maxsize=8)
 def default_text(language: str) -> str:
     """Return the exact text of the default file of ``language``, built now (once a process)."""
-    items = [item for part in range(len(PARTS)) for item in compose(default_options(language, part))]
+    items = [
+        item for part in range(len(PARTS)) for item in compose(default_options(language, part))
+    ]
     return dumps(items)
 
 

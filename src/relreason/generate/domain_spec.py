@@ -54,7 +54,11 @@ class DomainSpec:
 
 
 def walk(
-    premises: Sequence[Triple], head: str, tail: str, state: Mapping[str, str], flip: Mapping[str, str]
+    premises: Sequence[Triple],
+    head: str,
+    tail: str,
+    state: Mapping[str, str],
+    flip: Mapping[str, str],
 ) -> list[str]:
     """Return the labels of each step on the path from ``head`` to ``tail``.
 

@@ -157,6 +157,12 @@ def _sentence(language: str, key: str, a: str, b: str) -> str:
     )
 
 
+def premise(language: str, triple: Sequence[str]) -> str:
+    """Return the sentence of one premise ("The person who wrote the letter is Alice.")."""
+    a, relation, b = triple
+    return _sentence(language, relation, a, b)
+
+
 def solve(premises: Sequence[Triple], query: Sequence[str]) -> frozenset[str]:
     """Return every person the head description can fit in some world of the premises."""
     if len(query) != 3 or query[1] != "?":
@@ -230,7 +236,7 @@ def question(
 ) -> str:
     """Return the scene (the three people), the premises and the question in ``language``."""
     intro = _TEXT[language]["intro"].format(people=_people_text(language, roster(query)))
-    sentences = [intro, *(_sentence(language, r, a, b) for a, r, b in premises)]
+    sentences = [intro, *(premise(language, p) for p in premises)]
     sentences.append(_sentence(language, "question", query[0], query[0]))
     return ("" if language in ("zh", "ja") else " ").join(sentences)
 

@@ -154,11 +154,11 @@ def solve(premises: Sequence[Triple], query: Sequence[str]) -> frozenset[str]:
     if len(query) != 3 or query[1] != "?" or query[2] != UNKNOWN:
         raise SolverError(f"a query is [person, '?', 'coins'], got {list(query)!r}")
     head = query[0]
-    links = {a: v for a, v in _links(premises).items() if v}
+    nodes = {a for a, v in _links(premises).items() if v} | {head}
     edges = sum(1 for p in premises if p[1] != "has")
     reached = values(premises, head, Fraction(0))
-    if head not in links or edges != len(links) - 1 or not set(links) <= set(reached):
-        raise SolverError("the relational premises must form a tree holding the person asked about")
+    if edges != len(nodes) - 1 or not nodes <= set(reached):
+        raise SolverError("the relational premises must form a tree holding the person asked")
     given = [(a, n) for a, r, n in premises if r == "has"]
     if not all(n.isdigit() for _, n in given):
         raise SolverError("a count must be a whole number")
@@ -223,16 +223,19 @@ def _sentence(language: str, key: str, a: str, b: str, k: str = "") -> str:
     )
 
 
+def premise(language: str, triple: Sequence[str]) -> str:
+    """Return the sentence of one premise ("Alice has 3 more coins than Henry.")."""
+    a, relation, b = triple
+    if relation == "has":
+        return _sentence(language, "has", a, "", b)
+    return _sentence(language, relation, a, b)
+
+
 def question(
     language: str, frame: str, premises: Premises, query: Sequence[str], sexes: Mapping[str, str]
 ) -> str:
     """Return the world rule, the premises and the question in ``language``."""
-    sentences = [_TEXT[language]["intro"]]
-    for a, relation, b in premises:
-        if relation == "has":
-            sentences.append(_sentence(language, "has", a, "", b))
-        else:
-            sentences.append(_sentence(language, relation, a, b))
+    sentences = [_TEXT[language]["intro"], *(premise(language, p) for p in premises)]
     sentences.append(_sentence(language, "question", query[0], ""))
     return ("" if language in ("zh", "ja") else " ").join(sentences)
 
