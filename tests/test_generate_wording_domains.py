@@ -144,7 +144,7 @@ SCENES: dict[str, list[tuple[str, str]]] = {
             "containment question",
             "Is the red box inside the blue box, does it contain the blue box, or neither?",
         ),
-        ("containment options", "It is inside it / It contains it / Neither"),
+        ("containment options", "It is inside it / It contains it / Neither is inside the other"),
         (
             "identity intro",
             "Alice, Henry and Tom are three different people, and each description below fits exactly one of them.",

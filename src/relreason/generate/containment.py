@@ -47,7 +47,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "question": "Is {a} inside {b}, does it contain {b}, or neither?",
         "inside_o": "It is inside it",
         "contains_o": "It contains it",
-        "apart_o": "Neither",
+        "apart_o": "Neither is inside the other",
     },
     "fr": {
         "intro": "Il y a {n} boîtes. Chaque boîte est posée directement dans une autre boîte au "
