@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relreason.generate import containment, identity, quantity
+from relreason.generate import containment, identity, quantity, units
 from relreason.generate.assemble import question_text
 from relreason.generate.compose import ComposeOptions, compose
 from relreason.generate.lexicon import LANGUAGES
@@ -143,7 +143,7 @@ def test_quantity_solver_equals_every_small_count(seed: int, n: int, anchored: b
         premises.append((a, f"{kind}:{k}", b))
     if anchored:
         premises.append((f"E{rng.randrange(n)}", "has", str(rng.randint(0, 12))))
-    bound = 40 if n == 3 else 120
+    bound = 30 if n == 3 else 80
     found = _brute_coins(premises, "E0", bound)  # every world with counts below the bound
     solved = solve(premises, ("E0", "?", "coins"))
     assert anchored or len(solved) == 2  # no count given: two worlds that differ
@@ -155,11 +155,41 @@ def test_quantity_solver_equals_every_small_count(seed: int, n: int, anchored: b
             assert count in found
 
 
+def _brute_rates(
+    premises: list[tuple[str, str, str]], head: str, tail: str, bound: int
+) -> set[Fraction]:
+    colours = sorted({x for a, _, b in premises for x in (a, b)})
+    found = set()
+    for worth in itertools.product(range(1, bound), repeat=len(colours)):
+        v = dict(zip(colours, worth, strict=True))
+        if all(Fraction(v[a], v[b]) == units.ratio(r) for a, r, b in premises):
+            found.add(Fraction(v[head], v[tail]))
+    return found
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31), linked=st.booleans())
+def test_exchange_solver_equals_every_small_world(seed: int, linked: bool) -> None:
+    chain = units.chain(random.Random(seed), 2, "determined" if linked else "uncertain")
+    assert chain.query is not None
+    head, _, tail = chain.query
+    solved = solve(list(chain.premises), chain.query)
+    found = _brute_rates(list(chain.premises), head, tail, 26 if linked else 11)
+    if linked:
+        assert {Fraction(x) for x in solved} == found  # values up to 25 reach every rate
+    else:
+        assert len(solved) == 2 and len(found) > 1
+
+
 def test_quantity_examples() -> None:
     premises = [("A", "times:3", "B"), ("B", "fewer:4", "C"), ("C", "has", "10")]
     assert solve(premises, ("A", "?", "coins")) == {"18"}
     assert solve([("A", "part:4", "B"), ("B", "has", "10")], ("A", "?", "coins")) == set()
     assert len(solve(premises[:2], ("A", "?", "coins"))) == 2  # no count given: uncertain
+    rates = [("red", "worth:3", "blue"), ("green", "worth:4", "blue")]  # red = 3/4 green
+    assert solve(rates, ("red", "?", "green")) == {"3/4"}
+    assert solve(rates, ("green", "?", "red")) == {"4/3"}
+    assert solve([*rates[:1], ("green", "per:4", "blue")], ("red", "?", "green")) == {"12"}
 
 
 # ---- generated items ----------------------------------------------------------------------

@@ -27,6 +27,8 @@ MEANING: dict[str, str] = {
     "part:3": "coins(X) = coins(Y) / 3",
     "part:4": "coins(X) = coins(Y) / 4",
     "has": "coins(X) = 12",
+    "worth:3": "value(X) = 3 * value(Y)",
+    "per:3": "3 * value(X) = value(Y)",
 }
 """What each premise relation means in the solver's model."""
 
@@ -43,6 +45,9 @@ def model_meaning(relation: str) -> str:
     if relation in identity.RELATIONS:
         found = solve([("letter", relation, "A")], ("letter", "?", "A|B|C"))
         return "X and Y are the same person" if found == {"A"} else "X and Y are different people"
+    if relation.startswith(("worth:", "per:")):
+        (rate,) = solve([("red", relation, "blue")], ("red", "?", "blue"))  # one X in Y tokens
+        return "value(X) = 3 * value(Y)" if rate == "3" else "3 * value(X) = value(Y)"
     if relation == "has":
         (count,) = solve([("X", "has", "12")], ("X", "?", "coins"))
         return f"coins(X) = {count}"
@@ -73,6 +78,8 @@ RELATION_SENTENCES: dict[str, list[tuple[str, str]]] = {
         ("part:3", "Alice has a third as many coins as Henry."),
         ("part:4", "Alice has a quarter as many coins as Henry."),
         ("has", "Alice has 12 coins."),
+        ("worth:3", "One red token is worth 3 blue tokens."),
+        ("per:3", "3 red tokens are worth one blue token."),
     ],
     "fr": [
         ("inside", "La boîte rouge est dans la boîte bleue."),
@@ -87,6 +94,8 @@ RELATION_SENTENCES: dict[str, list[tuple[str, str]]] = {
         ("part:3", "Alice a le tiers du nombre de pièces d'Hugo."),
         ("part:4", "Alice a le quart du nombre de pièces d'Hugo."),
         ("has", "Alice a 12 pièces."),
+        ("worth:3", "Un jeton rouge vaut 3 jetons bleus."),
+        ("per:3", "3 jetons rouges valent un jeton bleu."),
     ],
     "zh": [
         ("inside", "红盒子在蓝盒子里面。"),
@@ -101,6 +110,8 @@ RELATION_SENTENCES: dict[str, list[tuple[str, str]]] = {
         ("part:3", "小红的硬币数是小明的三分之一。"),
         ("part:4", "小红的硬币数是小明的四分之一。"),
         ("has", "小红有12枚硬币。"),
+        ("worth:3", "1枚红色代币值3枚蓝色代币。"),
+        ("per:3", "3枚红色代币值1枚蓝色代币。"),
     ],
     "ja": [
         ("inside", "赤い箱は青い箱の中にあります。"),
@@ -115,6 +126,8 @@ RELATION_SENTENCES: dict[str, list[tuple[str, str]]] = {
         ("part:3", "花子の硬貨の枚数は太郎の3分の1です。"),
         ("part:4", "花子の硬貨の枚数は太郎の4分の1です。"),
         ("has", "花子は硬貨を12枚持っています。"),
+        ("worth:3", "赤いコイン1枚は青いコイン3枚と同じ価値です。"),
+        ("per:3", "赤いコイン3枚は青いコイン1枚と同じ価値です。"),
     ],
     "ko": [
         ("inside", "빨간 상자는 파란 상자 안에 있습니다."),
@@ -129,6 +142,8 @@ RELATION_SENTENCES: dict[str, list[tuple[str, str]]] = {
         ("part:3", "서연의 동전 수는 민준의 3분의 1입니다."),
         ("part:4", "서연의 동전 수는 민준의 4분의 1입니다."),
         ("has", "서연은 동전을 12개 가지고 있습니다."),
+        ("worth:3", "빨간 토큰 1개는 파란 토큰 3개와 가치가 같습니다."),
+        ("per:3", "빨간 토큰 3개는 파란 토큰 1개와 가치가 같습니다."),
     ],
 }
 """The reviewed sentence of each relation: X is the red box, the letter's writer or the first
@@ -152,6 +167,8 @@ SCENES: dict[str, list[tuple[str, str]]] = {
         ("identity question", "Who is the person who fed the cat?"),
         ("quantity intro", "Everyone has a whole number of coins (possibly none)."),
         ("quantity question", "How many coins does Alice have?"),
+        ("exchange intro", "All tokens of one colour have the same value."),
+        ("exchange question", "How many blue tokens is one red token worth?"),
     ],
     "fr": [
         (
@@ -170,6 +187,8 @@ SCENES: dict[str, list[tuple[str, str]]] = {
         ("identity question", "Qui est la personne qui a nourri le chat ?"),
         ("quantity intro", "Chacun a un nombre entier de pièces (peut-être aucune)."),
         ("quantity question", "Combien de pièces a Alice ?"),
+        ("exchange intro", "Tous les jetons d'une même couleur ont la même valeur."),
+        ("exchange question", "Combien de jetons bleus vaut un jeton rouge ?"),
     ],
     "zh": [
         (
@@ -182,6 +201,8 @@ SCENES: dict[str, list[tuple[str, str]]] = {
         ("identity question", "喂猫的人是谁？"),
         ("quantity intro", "每个人都有整数枚硬币（也可能没有）。"),
         ("quantity question", "小红有多少枚硬币？"),
+        ("exchange intro", "同一颜色的代币价值都相同。"),
+        ("exchange question", "1枚红色代币值多少枚蓝色代币？"),
     ],
     "ja": [
         (
@@ -200,6 +221,8 @@ SCENES: dict[str, list[tuple[str, str]]] = {
         ("identity question", "猫に餌をやった人は誰ですか？"),
         ("quantity intro", "どの人も硬貨を整数枚持っています（0枚のこともあります）。"),
         ("quantity question", "花子は硬貨を何枚持っていますか？"),
+        ("exchange intro", "同じ色のコインはどれも同じ価値です。"),
+        ("exchange question", "赤いコイン1枚は青いコイン何枚と同じ価値ですか？"),
     ],
     "ko": [
         (
@@ -218,6 +241,8 @@ SCENES: dict[str, list[tuple[str, str]]] = {
         ("identity question", "고양이에게 밥을 준 사람은 누구입니까?"),
         ("quantity intro", "모든 사람은 동전을 0개 이상, 정수 개 가지고 있습니다."),
         ("quantity question", "서연은 동전을 몇 개 가지고 있습니까?"),
+        ("exchange intro", "같은 색의 토큰은 모두 가치가 같습니다."),
+        ("exchange question", "빨간 토큰 1개는 파란 토큰 몇 개와 가치가 같습니까?"),
     ],
 }
 """The reviewed scene sentences, questions and option words (three boxes; people X, Y, Tom)."""
@@ -229,6 +254,8 @@ def _render(language: str, relation: str) -> str:
         return containment.premise(language, ("red", relation, "blue"))
     if relation in identity.RELATIONS:
         return identity.premise(language, ("letter", relation, x))
+    if relation.startswith(("worth:", "per:")):
+        return quantity.premise(language, ("red", relation, "blue"))
     return quantity.premise(language, (x, relation, "12" if relation == "has" else y))
 
 
@@ -237,10 +264,12 @@ def _scene(language: str, what: str) -> str:
     boxes = [("red", "inside", "blue"), ("blue", "inside", "green")]
     people = [("cat", "is", x)]
     coins = [(x, "more:3", y), (y, "has", "12")]
+    tokens = [("red", "worth:3", "blue")]
     texts = {
         "containment": containment.question(language, "boxes", boxes, ("red", "?", "blue"), {}),
         "identity": identity.question(language, "people", people, ("cat", "?", f"{x}|{y}|Tom"), {}),
         "quantity": quantity.question(language, "coins", coins, (x, "?", "coins"), {}),
+        "exchange": quantity.question(language, "exchange", tokens, ("red", "?", "blue"), {}),
     }
     return texts[what.split()[0]]
 

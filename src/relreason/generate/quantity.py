@@ -1,4 +1,5 @@
-"""Quantities (MCR "Mathematical"): how many coins each person has, by differences and ratios.
+"""Quantities (MCR "Mathematical"): how many coins each person has, by differences and ratios
+(frame ``coins``), or unit chains of exchange rates (frame ``exchange``, in ``units``).
 
 Premises ``(A, more:k, B)`` "A has k more coins than B", ``(A, fewer:k, B)``, ``(A, times:k,
 B)`` "A has k times as many coins as B", ``(A, part:k, B)`` "A has 1/k of B's coins" (k = 2,
@@ -17,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-from relreason.generate import grammar, names
+from relreason.generate import grammar, names, units
 from relreason.generate.chains import Chain
 from relreason.generate.domain_spec import DomainSpec, Premises, Triple, shuffled
 from relreason.generate.errors import SolverError
@@ -93,14 +94,21 @@ def parse(relation: str) -> tuple[str, int] | None:
 
 
 def is_relation(relation: str) -> bool:
-    """Whether a relation belongs to the domain."""
-    return relation == "has" or parse(relation) is not None
+    """Whether a relation belongs to the domain (coins or ``units`` exchange rates)."""
+    return relation == "has" or parse(relation) is not None or units.parse(relation) is not None
 
 
 def converse(relation: str) -> str | None:
-    """Return the relation stated from the other person (None for ``has``)."""
+    """Return the relation stated from the other person or colour (None for ``has``)."""
     parsed = parse(relation)
-    return None if parsed is None else f"{_CONVERSE[parsed[0]]}:{parsed[1]}"
+    if parsed is None:
+        return units.converse(relation)
+    return f"{_CONVERSE[parsed[0]]}:{parsed[1]}"
+
+
+def frame_of(premises: Premises) -> str:
+    """Return ``exchange`` for unit chains (``units``), else ``coins``."""
+    return "exchange" if any(units.parse(p[1]) for p in premises) else "coins"
 
 
 def apply(relation: str, value: Fraction) -> Fraction:
@@ -150,7 +158,10 @@ def _whole(counts: Mapping[str, Fraction]) -> bool:
 
 def solve(premises: Sequence[Triple], query: Sequence[str]) -> frozenset[str]:
     """Return the counts the head can have: one when determined, two worlds' when not, none
-    when the premises contradict each other (or allow no whole numbers)."""
+    when the premises contradict each other (or allow no whole numbers); exchange rates: how
+    many tail tokens one head token is worth (``units``)."""
+    if len(query) == 3 and frame_of(premises) == "exchange":
+        return units.solve(premises, query)
     if len(query) != 3 or query[1] != "?" or query[2] != UNKNOWN:
         raise SolverError(f"a query is [person, '?', 'coins'], got {list(query)!r}")
     head = query[0]
@@ -189,8 +200,10 @@ def _steps(rng: random.Random, target: int) -> tuple[str, int]:
 
 
 def chain(rng: random.Random, hops: int, want: str) -> Chain:
-    """Return a chain P0 .. Pn with a count given for Pn (or, ``uncertain``, for a person off
-    it), drawn from whole-number counts."""
+    """Return a chain of exchange rates (``units``, half the time) or of coin counts P0 .. Pn
+    with a count given for Pn (or, ``uncertain``, for a person off it), from whole numbers."""
+    if rng.random() < 0.5:
+        return units.chain(rng, hops, want)
     count = first = rng.randint(2, 40)
     premises: list[Triple] = []
     for i in range(hops, 0, -1):
@@ -226,6 +239,8 @@ def _sentence(language: str, key: str, a: str, b: str, k: str = "") -> str:
 def premise(language: str, triple: Sequence[str]) -> str:
     """Return the sentence of one premise ("Alice has 3 more coins than Henry.")."""
     a, relation, b = triple
+    if units.parse(relation) is not None:
+        return units.premise(language, triple)
     if relation == "has":
         return _sentence(language, "has", a, "", b)
     return _sentence(language, relation, a, b)
@@ -235,14 +250,16 @@ def question(
     language: str, frame: str, premises: Premises, query: Sequence[str], sexes: Mapping[str, str]
 ) -> str:
     """Return the world rule, the premises and the question in ``language``."""
+    if frame == "exchange":
+        return units.question(language, premises, query)
     sentences = [_TEXT[language]["intro"], *(premise(language, p) for p in premises)]
     sentences.append(_sentence(language, "question", query[0], ""))
     return ("" if language in ("zh", "ja") else " ").join(sentences)
 
 
 def option(language: str, label: str) -> str | None:
-    """Return the option text of a count (its digits)."""
-    return label if label.isdigit() else None
+    """Return the option text of a count or a value (``3``, ``3/4``)."""
+    return label if re.fullmatch(r"[0-9]+(/[0-9]+)?", label) else None
 
 
 def distractors(
@@ -251,6 +268,8 @@ def distractors(
     """Return wrong counts: a premise misread (its converse taken) first, then near numbers."""
     premises = list(chain.premises)
     head = chain.query[0] if chain.query else "P0"
+    if chain.frame == "exchange":
+        return _wrong_values(rng, chain, answer, wanted)
     misread: list[str] = []
     given = [(a, int(n)) for a, r, n in premises if r == "has"]
     for i, (a, relation, b) in enumerate(premises):
@@ -272,14 +291,38 @@ def distractors(
     return chosen[:wanted]
 
 
+def _wrong_values(rng: random.Random, chain: Chain, answer: str, wanted: int) -> list[str]:
+    """Exchange: a rate misread the other way round first, then near values (x2, /2, ...)."""
+    premises, query = list(chain.premises), chain.query or ("P0", "?", "P1")
+    misread: list[str] = []
+    for i, (a, relation, b) in enumerate(premises):
+        swapped = [*premises[:i], (a, str(converse(relation)), b), *premises[i + 1 :]]
+        misread += [x for x in units.solve(swapped, query) if answer != "uncertain"]
+    base = Fraction(answer) if answer != "uncertain" else Fraction(rng.choice((2, 3, 4, 6)))
+    near = [units.label(base * f) for f in (2, 3, 4, Fraction(1, 2), Fraction(1, 3))]
+    near += [units.label(base + 1)] + ([units.label(base - 1)] if base > 1 else [])
+    rng.shuffle(misread)
+    rng.shuffle(near)
+    chosen: list[str] = []
+    for label in misread + near:
+        if label != answer and label not in chosen:
+            chosen.append(label)
+    return chosen[:wanted]
+
+
 def rename(rng: random.Random, language: str, chain: Chain, fictional: bool) -> dict[str, str]:
-    """Return a name for each person (of the sex drawn for them)."""
+    """Return a name for each person (of the sex drawn for them), or a colour for each token."""
+    if chain.frame == "exchange":
+        colours = sorted({x for a, _, b in chain.premises for x in (a, b)})
+        return dict(zip(colours, rng.sample(units.COLORS["en"], len(colours)), strict=True))
     people = sorted(chain.sexes, key=lambda p: int(p[1:]))
     chosen = names.pick_names(rng, language, [chain.sexes[p] for p in people], fictional)
     return dict(zip(people, chosen, strict=True))
 
 
 def _people(premises: Premises, query: Sequence[str]) -> set[str]:
+    if frame_of(premises) == "exchange":
+        return set()
     return {x for a, r, b in premises for x in ((a,) if r == "has" else (a, b))}
 
 
@@ -300,7 +343,7 @@ SPEC = DomainSpec(
     option=option,
     distractors=distractors,
     hops=_hops,
-    frame=lambda premises, query: "coins",
+    frame=lambda premises, query: frame_of(premises),
     persons=_people,
     rename=rename,
 )
