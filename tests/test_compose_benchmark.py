@@ -13,6 +13,7 @@ from relreason.benchmarks.registry import task_from_description
 from relreason.cli import main
 from relreason.errors import UsageError
 from relreason.generate import ComposeOptions, compose, write_items
+from relreason.generate.compose import DOMAINS
 from relreason.generate.default import default_path
 from relreason.generate.exemplars import generated_exemplars
 
@@ -41,6 +42,7 @@ def test_default_set_prompts_are_mcr_prompts() -> None:
         assert item.choice_texts[ord(item.gold) - 65] == entry["correct"]
         assert item.labels["hops"] == entry["hops"] and item.labels["domain"] == entry["domain"]
     assert {"domain", "hops"} <= set(task.group_by)
+    assert {item.labels["domain"] for item in task.items} == set(DOMAINS)  # all six reported
     assert task.description["data_sha256"] and task.max_new_tokens == 32
 
 
