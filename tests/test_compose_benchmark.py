@@ -13,6 +13,7 @@ from relreason.benchmarks.registry import task_from_description
 from relreason.cli import main
 from relreason.errors import UsageError
 from relreason.generate import ComposeOptions, compose, write_items
+from relreason.generate.compose import DOMAINS
 from relreason.generate.default import default_path
 from relreason.generate.exemplars import generated_exemplars
 
@@ -35,12 +36,13 @@ def test_default_set_prompts_are_mcr_prompts() -> None:
     bench = benchmarks.get("compose")
     task = bench.build_task(bench.params(language="ko", method="zs"))
     raw = json.loads(default_path("ko").read_text("utf-8"))
-    assert len(task.items) == len(raw) == 150
+    assert len(task.items) == len(raw) == 300
     for item, entry in zip(task.items, raw, strict=True):
         assert item.prompt == _mcr_prompt(entry, " Among options, the answer is")
         assert item.choice_texts[ord(item.gold) - 65] == entry["correct"]
         assert item.labels["hops"] == entry["hops"] and item.labels["domain"] == entry["domain"]
     assert {"domain", "hops"} <= set(task.group_by)
+    assert {item.labels["domain"] for item in task.items} == set(DOMAINS)  # all six reported
     assert task.description["data_sha256"] and task.max_new_tokens == 32
 
 

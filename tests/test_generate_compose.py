@@ -69,7 +69,7 @@ def test_same_seed_same_bytes_other_seed_other_items() -> None:
 
 
 def test_long_chains_up_to_eight_hops_are_proved() -> None:
-    items = compose(ComposeOptions(language="zh", hops=(7, 8), seed=3, count=6))
+    items = compose(ComposeOptions(language="zh", hops=(7, 8), seed=3, count=12))
     assert {i["hops"] for i in items} == {7, 8}
     assert verify_items(items) == []
 

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from relreason.generate.compose import DOMAINS, FIRST_DOMAINS
 from relreason.generate.default import (
     DEFAULT_COUNT,
+    PART_COUNT,
     default_path,
     default_text,
     load_default,
@@ -27,8 +29,10 @@ def test_shipped_file_is_what_the_generator_builds(language: str) -> None:
 def test_shipped_file_is_proved_and_loads(language: str) -> None:
     assert verify(default_path(language)) == []
     records = load_default(language)
-    assert len(records) == DEFAULT_COUNT
-    assert {r.domain for r in records} == {"kinship", "position", "order"}
+    assert len(records) == DEFAULT_COUNT == 300
+    assert {r.domain for r in records} == set(DOMAINS)  # MCR's six categories
+    assert {r.domain for r in records[:PART_COUNT]} == set(FIRST_DOMAINS)  # as shipped before
+    assert Counter(r.domain for r in records) == dict.fromkeys(DOMAINS, 50)
     assert set(Counter(r.hops for r in records)) == {2, 3, 4, 5, 6}
 
 
@@ -40,4 +44,4 @@ def test_rebuild_writes_every_language(tmp_path: Path) -> None:
 
 def test_shipped_files_stay_small() -> None:
     total = sum(default_path(code).stat().st_size for code in LANGUAGES)
-    assert total < 700_000
+    assert total < 1_400_000  # 300 questions per language

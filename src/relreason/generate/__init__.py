@@ -1,7 +1,8 @@
 """Generated relation benchmarks: solver-proved compositional questions and converse sets.
 
-- ``compose(ComposeOptions(...))``: MCR-style questions over kinship, position and order, each
-  with formal premises and query; answers found by enumerating every model of the premises.
+- ``compose(ComposeOptions(...))``: MCR-style questions over kinship, position, order, quantity,
+  identity and containment (MCR's six categories), each with formal premises and query;
+  answers found by enumerating every model of the premises.
 - ``verify(file)``: re-prove every item of a generated file (a list of ``Problem``).
 - ``audit(file)``: surface heuristics against chance (``Audit``: rows, ``passed``, ``to_json``).
 - ``converse(definitions, triples, out)``: ConvRe files from a user's own triples.

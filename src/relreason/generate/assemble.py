@@ -8,13 +8,14 @@ from typing import Any
 import relreason.generate.lexicon as lexicon
 import relreason.generate.render as render
 from relreason.generate.chains import Chain, Triple
+from relreason.generate.domains import SPECS
 
 FORMAT_VERSION = 1
 
 
 def _rename(triple: Triple, rename: Mapping[str, str]) -> list[str]:
     a, relation, b = triple
-    return [rename[a], relation, rename.get(b, b)]
+    return [rename.get(a, a), relation, rename.get(b, b)]
 
 
 def question_text(
@@ -32,6 +33,8 @@ def question_text(
     head, _, tail = query
     people = {p for a, r, b in premises for p in ((a,) if r == "sex" else (a, b))}
     sentences: list[str] = []
+    if domain in SPECS:
+        return SPECS[domain].question(language, frame, premises, query, sexes)
     if domain == "kinship":
         sentences += [render.kin_premise(language, p, sexes) for p in premises]
         sentences.append(render.kin_question(language, head, tail))
@@ -69,9 +72,14 @@ def assemble(
     """
     language = options.language
     formal = [_rename(p, rename) for p in premises]
-    query = [rename["P0"], "?", rename[f"P{hops}"]]
+    if chain.query is not None:  # later domains: names of things or lists of people
+        query = ["|".join(rename.get(x, x) for x in part.split("|")) for part in chain.query]
+        answer = rename.get(answer, answer)
+        labels = [rename.get(label, label) for label in labels]
+    else:
+        query = [rename["P0"], "?", rename[f"P{hops}"]]
     sexes = {rename[p]: s for p, s in chain.sexes.items()}
-    head_sex = sexes[query[0]]
+    head_sex = sexes.get(query[0])
     texts = [render.option_text(language, domain, label, head_sex) for label in labels]
     correct = render.option_text(language, domain, answer, head_sex)
     assert correct is not None and None not in texts

@@ -1,7 +1,8 @@
 """Wording that gives surface rules nothing to go on, without changing what an item says.
 
-A position or order premise can be stated from either person (``A is taller than B`` = ``B is
-shorter than A``) and the premises in any order; the facts, the solver's answer and the options
+A position, order, quantity, identity or containment premise can be stated from either side
+(``A is taller than B`` = ``B is shorter than A``, ``A has 3 more coins than B`` = ``B has 3
+fewer coins than A``) and the premises in any order; the facts, the solver's answer and the options
 stay the same. For each item, every rule of ``BALANCED`` gets a target (to hit the gold option
 while it has done so on fewer than one item in n of its domain so far, else to miss it, weighed
 by how far behind or ahead it is), and of a few dozen
@@ -20,6 +21,7 @@ from typing import Any
 from relreason.generate import render
 from relreason.generate.assemble import question_text
 from relreason.generate.chains import _COMPASS_OPPOSITE, _ORDER_OPPOSITE, _RELATIVE_OPPOSITE
+from relreason.generate.domains import spec_of_relation
 from relreason.generate.heuristics import (
     SURFACE,
     Heuristic,
@@ -53,6 +55,14 @@ def kin_premise_text(
         for a, r, b in premises
     ]
     return render.join(language, sentences).casefold()
+
+
+def _turn(relation: str) -> str | None:
+    """Return the relation stated from the other entity (None: the premise stays as it is)."""
+    if relation in _OPPOSITE:
+        return _OPPOSITE[relation]
+    spec = spec_of_relation(relation)
+    return None if spec is None else spec.converse(relation)
 
 
 def scores(item: Mapping[str, Any]) -> dict[str, float]:
@@ -89,7 +99,10 @@ def balance_surface(
     for _ in range(TRIES):
         if best_cost == 0:
             break
-        premises = [[b, _OPPOSITE[r], a] if rng.random() < 0.5 else [a, r, b] for a, r, b in base]
+        premises = [
+            [b, turned, a] if (turned := _turn(r)) is not None and rng.random() < 0.5 else [a, r, b]
+            for a, r, b in base
+        ]
         rng.shuffle(premises)
         question = question_text(
             item["language"], item["domain"], item["frame"], premises, item["query"], item["sexes"]

@@ -31,6 +31,7 @@ class Chain:
     sexes: dict[str, str]
     frame: str  # kinship: "family"; position: compass|relative; order: height|age|arrival
     hidden: str | None = None  # kinship: P0's label to Pn in the world the chain was walked in
+    query: Triple | None = None  # later domains (``domain_spec``): the query over placeholders
 
 
 def _size(label: str) -> int:

@@ -71,7 +71,10 @@ def compose_command(
         str, typer.Option("--language", "-l", help="en, zh, fr, ja, ko (comma list) or all.")
     ] = "en",
     domain: Annotated[
-        str, typer.Option(help="kinship, position, order (comma list) or all.")
+        str,
+        typer.Option(
+            help="kinship, position, order, quantity, identity, containment (comma list) or all."
+        ),
     ] = "all",
     hops: Annotated[
         str, typer.Option(help="Premises per question: 3, 2-6 or 2,4,6 (cycled).")

@@ -1,4 +1,5 @@
-"""``compose``: MCR-style multiple-choice questions over kinship, position and order.
+"""``compose``: MCR-style multiple-choice questions over kinship, position, order and the later
+domains (quantity, identity, containment: ``domains``), MCR's six categories.
 
 Each item is drawn from its own random stream (seed, language, domain, index), so a set is
 deterministic for a seed (the balancing below also looks at the earlier items of a domain).
@@ -28,16 +29,21 @@ import relreason.generate.names as names
 from relreason.errors import UsageError
 from relreason.generate import balance, heuristics, kin_words
 from relreason.generate.distractors import pick_distractors
+from relreason.generate.domains import SPECS
 from relreason.generate.errors import SolverError
 from relreason.generate.solver import solve
 
-DOMAINS: tuple[str, ...] = ("kinship", "position", "order")
+FIRST_DOMAINS: tuple[str, ...] = ("kinship", "position", "order")
+"""The domains generated before the later ones came (the shipped set's first part, exemplars)."""
+DOMAINS: tuple[str, ...] = (*FIRST_DOMAINS, *SPECS)
 MIN_HOPS, MAX_HOPS = 2, 8
 MAX_OPTIONS = 7
 _ATTEMPTS = 400
 _REDRAWS = 3
 _KIN_ORDER_BLIND = frozenset({"en", "fr"})
-_DEFINITE = {"kinship": 99, "position": 8, "order": 3}
+_DEFINITE = {"kinship": 99, "position": 8, "order": 3} | {
+    name: spec.definite for name, spec in SPECS.items()
+}
 
 
 @dataclass(frozen=True)
@@ -122,12 +128,14 @@ def _draw(
         chain = chains.kinship_chain(rng, options.language, hops)
         if chain is None:
             return None
+    elif domain in SPECS:
+        chain = SPECS[domain].chain(rng, hops, str(want))
     elif domain == "position":
         chain = chains.position_chain(rng, hops, determined=want != "uncertain")
     else:
         chain = chains.order_chain(rng, hops, None if want == "uncertain" else want)
     premises = list(chain.premises)
-    query = ("P0", "?", f"P{hops}")
+    query = chain.query or ("P0", "?", f"P{hops}")
     if domain == "kinship":
         _tail_sex(premises, chain.sexes, f"P{hops}")
     labels = solve(premises, query)
@@ -146,8 +154,11 @@ def _want(options: ComposeOptions, domain: str, k: int) -> tuple[Any, int]:
     size = options.option_count(domain)
     offers = options.offers_uncertain(domain)
     slot = schedule(options, domain, k, max(size - offers, 1), "slots")
-    if domain == "order":
-        classes: list[Any] = [1, -1, 0, "uncertain"] if offers else [1, -1, 0]
+    spread: list[Any] = [1, -1, 0] if domain == "order" else []
+    if domain in SPECS:
+        spread = list(SPECS[domain].classes)
+    if spread:
+        classes: list[Any] = [*spread, "uncertain"] if offers else spread
         if offers and size < len(classes):
             classes = [*classes[: size - 1], "uncertain"]
         return classes[schedule(options, domain, k, len(classes), "class")], slot
@@ -176,13 +187,14 @@ def _compose_one(
             continue
         item, cost = built
         if is_uncertain == (want == "uncertain"):
-            # Kinship: another family when the rules' targets are not all met (the answer word
-            # decides how long the right option is). Position and order keep their first draw
-            # (choosing among frames would skew the answers).
+            # Kinship and the later domains: another draw when the rules' targets are not all
+            # met (the answer decides how long the right option is, which people the premises
+            # name). Position and order keep their first draw (choosing among frames would skew
+            # the answers).
             matched += 1
             if best is None or cost < best[0]:
                 best = (cost, item)
-            if cost == 0 or matched >= (_REDRAWS if domain == "kinship" else 1):
+            if cost == 0 or matched >= (1 if domain in ("position", "order") else _REDRAWS):
                 return best[1]
             continue
         if fallback is None:
@@ -213,12 +225,15 @@ def _build(
     it misses (``balance``), or None to redraw."""
     from relreason.generate.assemble import assemble
 
-    people = sorted(chain.sexes, key=lambda p: int(p[1:]))
-    chosen = names.pick_names(
-        rng, options.language, [chain.sexes[p] for p in people], options.fictional
-    )
-    rename = dict(zip(people, chosen, strict=True))
-    x_sex, y_sex = chain.sexes["P0"], chain.sexes[f"P{hops}"]
+    if domain in SPECS:
+        rename = SPECS[domain].rename(rng, options.language, chain, options.fictional)
+    else:
+        people = sorted(chain.sexes, key=lambda p: int(p[1:]))
+        chosen = names.pick_names(
+            rng, options.language, [chain.sexes[p] for p in people], options.fictional
+        )
+        rename = dict(zip(people, chosen, strict=True))
+    x_sex, y_sex = chain.sexes.get("P0", "M"), chain.sexes.get(f"P{hops}", "M")
     premise_text = ""
     if domain == "kinship":
         premise_text = balance.kin_premise_text(options.language, premises, rename, chain.sexes)
@@ -234,18 +249,24 @@ def _build(
 
     candidates: list[dict[str, Any]] = []
     for attempt in range(balance.OPTION_TRIES):
-        distractors = pick_distractors(
-            rng,
-            options.language,
-            domain,
-            chain.frame,
-            answer,
-            possible,
-            options,
-            (x_sex, y_sex),
-            avoid=avoid,
-            lengths=(None, "shorter", "longer")[attempt % 3],
-        )
+        wanted = options.option_count(domain) - 1
+        if options.offers_uncertain(domain) and answer != "uncertain":
+            wanted -= 1
+        if domain in SPECS:
+            distractors = SPECS[domain].distractors(rng, chain, answer, possible, wanted)
+        else:
+            distractors = pick_distractors(
+                rng,
+                options.language,
+                domain,
+                chain.frame,
+                answer,
+                possible,
+                options,
+                (x_sex, y_sex),
+                avoid=avoid,
+                lengths=(None, "shorter", "longer")[attempt % 3],
+            )
         labels = [answer, *distractors] if answer != "uncertain" else list(distractors)
         if domain == "kinship":
             patterns = [kin_words.pattern(options.language, w, y_sex, x_sex) for w in labels]

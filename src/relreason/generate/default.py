@@ -1,6 +1,8 @@
 """The embedded default set: a few hundred generated questions per language, in the package.
 
-``default/compose_<lang>.json`` is built by ``compose`` with ``DEFAULT_OPTIONS``; the
+``default/compose_<lang>.json`` is built by ``compose`` with ``default_options``: first the
+150 items of kinship, position and order (as shipped before the later domains came), then 150
+of quantity, identity and containment (a second run, same seed; item ids name the domain); the
 ``rebuild_default`` function writes it again and a test compares the bytes, so the shipped set
 is exactly what the generator makes. Nothing to download: ``load_default`` reads it offline.
 """
@@ -11,23 +13,28 @@ import functools
 from importlib import resources
 from pathlib import Path
 
-from relreason.generate.compose import ComposeOptions, compose
+from relreason.generate.compose import FIRST_DOMAINS, ComposeOptions, compose
+from relreason.generate.domains import SPECS
 from relreason.generate.lexicon import LANGUAGES
 from relreason.generate.records import Record, dumps, load_records
 
 DEFAULT_SEED = 2026
-DEFAULT_COUNT = 150
+PARTS: tuple[tuple[str, ...], ...] = (FIRST_DOMAINS, tuple(SPECS))
+"""The default set's two runs: the first three domains, then the later ones."""
+PART_COUNT = 150
+DEFAULT_COUNT = PART_COUNT * len(PARTS)
 
 
-def default_options(language: str) -> ComposeOptions:
-    """Return the options the default set of ``language`` is built with."""
+def default_options(language: str, part: int = 0) -> ComposeOptions:
+    """Return the options of run ``part`` (``PARTS``) of the default set of ``language``."""
     return ComposeOptions(
         language=language,
+        domains=PARTS[part],
         hops=(2, 3, 4, 5, 6),
         n_options=4,
         uncertain=True,
         seed=DEFAULT_SEED,
-        count=DEFAULT_COUNT,
+        count=PART_COUNT,
     )
 
 
@@ -39,7 +46,10 @@ def default_file_name(language: str) -> str:
 @functools.lru_cache(maxsize=8)
 def default_text(language: str) -> str:
     """Return the exact text of the default file of ``language``, built now (once a process)."""
-    return dumps(compose(default_options(language)))
+    items = [
+        item for part in range(len(PARTS)) for item in compose(default_options(language, part))
+    ]
+    return dumps(items)
 
 
 def default_dir() -> Path:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from relreason.generate.compose import ComposeOptions, compose
+from relreason.generate.compose import FIRST_DOMAINS, ComposeOptions, compose
 from relreason.generate.lexicon import LANGUAGES
 from relreason.generate.records import Record, to_record
 
@@ -36,8 +36,12 @@ def exemplar_block(records: Sequence[Record]) -> str:
 
 
 def exemplar_records(language: str, count: int = 5, seed: int = EXEMPLAR_SEED) -> list[Record]:
-    """Return ``count`` short generated questions of ``language`` (domains cycled, 2-3 hops)."""
-    items = compose(ComposeOptions(language=language, hops=(2, 3), seed=seed, count=count))
+    """Return ``count`` short generated questions of ``language`` (kinship, position and order
+    cycled, as before the later domains came, so few-shot prompts stay the same; 2-3 hops)."""
+    options = ComposeOptions(
+        language=language, domains=FIRST_DOMAINS, hops=(2, 3), seed=seed, count=count
+    )
+    items = compose(options)
     return [to_record("(generated)", i, item) for i, item in enumerate(items)]
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from relreason.generate import kin_words, label_patterns
+from relreason.generate.domains import spec_of_relation
 from relreason.generate.spatial import (
     COMPASS,
     COMPASS_LABELS,
@@ -52,6 +53,9 @@ def named_label(relation: str) -> tuple[str, ...]:
     if relation in ORDER:
         attribute, sign = ORDER[relation]
         return (ORDER_LABELS[attribute][sign],)
+    spec = spec_of_relation(relation)
+    if spec is not None and relation in spec.named:
+        return (spec.named[relation],)
     return _KIN_LABELS.get(relation, ())
 
 

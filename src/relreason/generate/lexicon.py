@@ -21,8 +21,12 @@ CATEGORIES: dict[str, dict[str, str]] = {
     "kinship": {"en": "Personal", "zh": "人物关系"},
     "position": {"en": "Positional", "zh": "位置关系"},
     "order": {"en": "Comparative", "zh": "比较关系"},
+    "quantity": {"en": "Mathematical", "zh": "数学关系"},
+    "identity": {"en": "Identity", "zh": "identity关系"},
+    "containment": {"en": "Other", "zh": "其他推理关系"},
 }
-"""MCR category of each domain (Chinese files use the Chinese names, others the English)."""
+"""MCR category of each domain (Chinese files use the Chinese names, others the English; the
+Chinese names are MCR's own, ``identity关系`` included)."""
 
 # ---- kinship premises: X is Y's <word> ----------------------------------------------------
 

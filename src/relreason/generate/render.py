@@ -14,6 +14,7 @@ import relreason.generate.grammar as grammar
 import relreason.generate.lexicon as lexicon
 import relreason.generate.lexicon_order as lexicon_order
 from relreason.generate import kin_words
+from relreason.generate.domains import SPECS
 from relreason.generate.kin_terms import FRENCH_FEMININE
 
 Triple = Sequence[str]
@@ -167,6 +168,8 @@ def option_text(language: str, domain: str, label: str, sex_head: str | None = N
         return lexicon.UNCERTAIN[language]
     if domain == "kinship":
         return kin_option(language, label)
+    if domain in SPECS:
+        return SPECS[domain].option(language, label)
     if domain == "position":
         return position_option(language, label)
     return order_option(language, label, sex_head)

@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 
 import relreason.generate.kin_world as kin_world
+from relreason.generate.domains import SPECS, spec_of_relation
 from relreason.generate.errors import SolverError
 from relreason.generate.kin_labels import UnknownSex, kin_label
 from relreason.generate.kin_world import FEMALE, MALE, World
@@ -38,6 +39,8 @@ def domain_of(premises: Sequence[Triple]) -> str:
             found.add("position")
         elif relation in ORDER:
             found.add("order")
+        elif (spec := spec_of_relation(relation)) is not None:
+            found.add(spec.name)
         else:
             raise SolverError(f"unknown relation {relation!r} in premise {list(triple)}")
     if len(found) != 1:
@@ -139,6 +142,8 @@ def solve(premises: Sequence[Sequence[str]], query: Sequence[str]) -> frozenset[
     domain = domain_of(triples)  # type: ignore[arg-type]
     if domain == "kinship":
         return solve_kinship(triples, head, tail)  # type: ignore[arg-type]
+    if domain in SPECS:
+        return SPECS[domain].solve(triples, query)  # type: ignore[arg-type]
     if domain == "position":
         return solve_position(triples, head, tail)  # type: ignore[arg-type]
     return solve_order(triples, head, tail)  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from relreason.errors import DataError
 from relreason.generate import kin_words
 from relreason.generate.assemble import question_text
 from relreason.generate.compose import DOMAINS
+from relreason.generate.domains import SPECS
 from relreason.generate.errors import SolverError
 from relreason.generate.kin_world import PREMISE_RELATIONS
 from relreason.generate.records import read_items
@@ -138,6 +139,8 @@ def _verify_item(raw: Any, where: str) -> list[Problem]:
         )
     if domain == "kinship":
         hops = sum(1 for p in premises if p[1] != "sex")
+    elif domain in SPECS:
+        hops = SPECS[domain].hops(premises, raw["query"])
     else:
         hops = path_length(premises, raw["query"][0], raw["query"][2])
     if raw["hops"] != hops:
@@ -220,6 +223,8 @@ def _check_frame_and_sexes(
     problems: list[Problem] = []
     relations = [p[1] for p in premises]
     domain = raw["domain"]
+    if domain in SPECS:
+        return _check_spec(raw, premises, where)
     if domain == "kinship":
         frame = "family"
     elif domain == "position":
@@ -252,6 +257,22 @@ def _check_frame_and_sexes(
         problems.append(
             Problem(where, "sexes", f"no premise gives the sex of {sorted(people - given)}")
         )
+    return problems
+
+
+def _check_spec(raw: dict[str, Any], premises: list[tuple[str, ...]], where: str) -> list[Problem]:
+    """Check a later domain's frame and that ``sexes`` names exactly its persons."""
+    spec = SPECS[raw["domain"]]
+    problems: list[Problem] = []
+    frame = spec.frame(premises, raw["query"])
+    if raw["frame"] != frame:
+        problems.append(
+            Problem(where, "frame", f"{raw['frame']!r}, but the premises are {frame!r}")
+        )
+    sexes = raw["sexes"]
+    people = spec.persons(premises, raw["query"])
+    if set(sexes) != people or any(v not in ("M", "F") for v in sexes.values()):
+        problems.append(Problem(where, "sexes", "not one M/F for each person of the item"))
     return problems
 
 

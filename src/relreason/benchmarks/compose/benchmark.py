@@ -31,12 +31,13 @@ class ComposeParams(BenchmarkParams):
 
 
 class Compose(McrStyle):
-    """Generated relation questions (kinship, position, order; 2-6 hops; five languages)."""
+    """Generated relation questions (kinship, position, order, quantity, identity,
+    containment: MCR's six categories; 2-6 hops; five languages)."""
 
     name = "compose"
     title = (
-        "compose: generated, solver-verified relation questions (kinship, position, order; "
-        "bundled, no download)"
+        "compose: generated, solver-verified relation questions (MCR's six categories: kinship, "
+        "position, order, quantity, identity, containment; bundled, no download)"
     )
     params_model = ComposeParams
     task_options = staticmethod(options.task_options)

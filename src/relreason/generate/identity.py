@@ -1,0 +1,284 @@
+"""Identity (MCR "Identity"): three named people, descriptions that each fit one of them.
+
+Premises ``(X, is, Y)`` "X is Y" and ``(X, is_not, Y)`` "X is not Y", where X and Y are
+descriptions ("the person who wrote the letter", formal name ``letter``) or the named people.
+World model: the people named in the scene sentence are three different people and every
+description fits exactly one of them. The query ``[description, "?", "A|B|C"]`` asks which of
+A, B, C the description fits; the answer is that person's name, or ``uncertain``. The premises
+form a tree over descriptions and people; the solver keeps, for each entity, the people it can
+be given its subtree (exact on a tree; the tests compare it with every assignment).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+from relreason.generate import grammar, names
+from relreason.generate.chains import Chain
+from relreason.generate.domain_spec import DomainSpec, Premises, Triple, shuffled
+from relreason.generate.errors import SolverError
+
+RELATIONS: tuple[str, ...] = ("is", "is_not")
+PEOPLE = 3
+
+DESCRIPTIONS: dict[str, dict[str, str]] = {
+    "letter": {
+        "en": "the person who wrote the letter",
+        "fr": "la personne qui a écrit la lettre",
+        "zh": "写信的人",
+        "ja": "手紙を書いた人",
+        "ko": "편지를 쓴 사람",
+    },
+    "cat": {
+        "en": "the person who fed the cat",
+        "fr": "la personne qui a nourri le chat",
+        "zh": "喂猫的人",
+        "ja": "猫に餌をやった人",
+        "ko": "고양이에게 밥을 준 사람",
+    },
+    "door": {
+        "en": "the person who locked the door",
+        "fr": "la personne qui a fermé la porte à clé",
+        "zh": "锁门的人",
+        "ja": "ドアに鍵をかけた人",
+        "ko": "문을 잠근 사람",
+    },
+    "prize": {
+        "en": "the person who won the prize",
+        "fr": "la personne qui a gagné le prix",
+        "zh": "获奖的人",
+        "ja": "賞を取った人",
+        "ko": "상을 받은 사람",
+    },
+    "tickets": {
+        "en": "the person who bought the tickets",
+        "fr": "la personne qui a acheté les billets",
+        "zh": "买票的人",
+        "ja": "切符を買った人",
+        "ko": "표를 산 사람",
+    },
+    "dinner": {
+        "en": "the person who cooked dinner",
+        "fr": "la personne qui a préparé le dîner",
+        "zh": "做晚饭的人",
+        "ja": "夕食を作った人",
+        "ko": "저녁을 만든 사람",
+    },
+    "car": {
+        "en": "the person who drove the car",
+        "fr": "la personne qui a conduit la voiture",
+        "zh": "开车的人",
+        "ja": "車を運転した人",
+        "ko": "차를 운전한 사람",
+    },
+    "plants": {
+        "en": "the person who watered the plants",
+        "fr": "la personne qui a arrosé les plantes",
+        "zh": "浇花的人",
+        "ja": "植物に水をやった人",
+        "ko": "화분에 물을 준 사람",
+    },
+    "phone": {
+        "en": "the person who answered the phone",
+        "fr": "la personne qui a répondu au téléphone",
+        "zh": "接电话的人",
+        "ja": "電話に出た人",
+        "ko": "전화를 받은 사람",
+    },
+}
+"""Descriptions by formal name; nothing in them rules another out (one person may do all)."""
+
+_TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "intro": "{people} are three different people, and each description below fits exactly "
+        "one of them.",
+        "is": "{A} is {b}.",
+        "is_not": "{A} is not {b}.",
+        "question": "Who is {a}?",
+    },
+    "fr": {
+        "intro": "{people} sont trois personnes différentes, et chaque description ci-dessous "
+        "désigne exactement l'une d'elles.",
+        "is": "{A} est {b}.",
+        "is_not": "{A} n'est pas {b}.",
+        "question": "Qui est {a} ?",
+    },
+    "zh": {
+        "intro": "{people}是三个不同的人，下面的每个描述都恰好指其中一个人。",
+        "is": "{a}就是{b}。",
+        "is_not": "{a}不是{b}。",
+        "question": "{a}是谁？",
+    },
+    "ja": {
+        "intro": "{people}は別々の三人で、以下の説明はどれも、そのうちのちょうど一人を指します。",
+        "is": "{a}は{b}と同じ人です。",
+        "is_not": "{a}は{b}とは別の人です。",
+        "question": "{a}は誰ですか？",
+    },
+    "ko": {
+        "intro": "{people} 서로 다른 세 사람이며, 아래의 각 설명은 그중 정확히 한 사람을 "
+        "가리킵니다.",
+        "is": "{a_t} {b_w} 같은 사람입니다.",
+        "is_not": "{a_t} {b_w} 다른 사람입니다.",
+        "question": "{a_t} 누구입니까?",
+    },
+}
+
+
+def roster(query: Sequence[str]) -> list[str]:
+    """Return the people of an identity query (its tail, ``A|B|C``)."""
+    return str(query[2]).split("|")
+
+
+def _entity(language: str, name: str) -> str:
+    return DESCRIPTIONS[name][language] if name in DESCRIPTIONS else name
+
+
+def _people_text(language: str, people: Sequence[str]) -> str:
+    if language == "zh":
+        return "、".join(people[:-1]) + "和" + people[-1]
+    if language == "ja":
+        return "、".join(people)
+    if language == "ko":
+        return ", ".join(people[:-1]) + ", " + grammar.ko_topic(people[-1])
+    joined = ", ".join(people[:-1])
+    return f"{joined} {'and' if language == 'en' else 'et'} {people[-1]}"
+
+
+def _sentence(language: str, key: str, a: str, b: str) -> str:
+    first, second = _entity(language, a), _entity(language, b)
+    return _TEXT[language][key].format(
+        a=first,
+        A=first[:1].upper() + first[1:],
+        b=second,
+        a_t=grammar.ko_topic(first),
+        b_w=grammar.ko_with(second),
+    )
+
+
+def premise(language: str, triple: Sequence[str]) -> str:
+    """Return the sentence of one premise ("The person who wrote the letter is Alice.")."""
+    a, relation, b = triple
+    return _sentence(language, relation, a, b)
+
+
+def solve(premises: Sequence[Triple], query: Sequence[str]) -> frozenset[str]:
+    """Return every person the head description can fit in some world of the premises."""
+    if len(query) != 3 or query[1] != "?":
+        raise SolverError(f"a query is [description, '?', 'A|B|C'], got {list(query)!r}")
+    people = roster(query)
+    if len(set(people)) != PEOPLE:
+        raise SolverError(f"the query names {people}, not three different people")
+    links: dict[str, list[tuple[str, str]]] = {}
+    for a, relation, b in premises:
+        if relation not in RELATIONS or a == b:
+            raise SolverError(f"premise {[a, relation, b]}: not an identity premise")
+        for x in (a, b):
+            if x not in DESCRIPTIONS and x not in people:
+                raise SolverError(f"{x!r} is neither a description nor one of {people}")
+        links.setdefault(a, []).append((b, relation))
+        links.setdefault(b, []).append((a, relation))
+    head = query[0]
+    if head not in DESCRIPTIONS or head not in links:
+        raise SolverError(f"the query asks about {head!r}, no description of the premises")
+    if len(premises) != len(links) - 1:
+        raise SolverError("the premises must form a tree over descriptions and people")
+    return frozenset(_fits(links, people, head, None, set()))
+
+
+def _fits(
+    links: Mapping[str, list[tuple[str, str]]],
+    people: Sequence[str],
+    node: str,
+    parent: str | None,
+    seen: set[str],
+) -> set[str]:
+    """The people ``node`` can be, given the premises of its subtree (away from ``parent``)."""
+    if node in seen:
+        raise SolverError("the premises must form a tree over descriptions and people")
+    seen.add(node)
+    found = {node} if node in people else set(people)
+    for other, relation in links[node]:
+        if other == parent:
+            continue
+        below = _fits(links, people, other, node, seen)
+        found = {v for v in found if any((v == w) == (relation == "is") for w in below)}
+    return found
+
+
+def chain(rng: random.Random, hops: int, want: str) -> Chain:
+    """Return a tree of ``hops`` premises true in a hidden world (the solver decides the rest)."""
+    people = [f"P{i}" for i in range(PEOPLE)]
+    pool = rng.sample(sorted(DESCRIPTIONS), len(DESCRIPTIONS))
+    fits = {pool[0]: rng.choice(people)}
+    placed = [pool.pop(0)]
+    premises: list[Triple] = []
+    for _ in range(hops):
+        unused = [p for p in people if p not in placed]
+        if unused and rng.random() < 0.45:
+            new = rng.choice(unused)
+            anchor = rng.choice([x for x in placed if x in fits])
+        else:
+            new = pool.pop()
+            fits[new] = rng.choice(people)
+            anchor = rng.choice(placed)
+        same = fits.get(new, new) == fits.get(anchor, anchor)
+        pair = (new, anchor) if rng.random() < 0.5 else (anchor, new)
+        premises.append((pair[0], "is" if same else "is_not", pair[1]))
+        placed.append(new)
+    sexes = {p: rng.choice(("M", "F")) for p in people}
+    return Chain(shuffled(rng, premises), sexes, "people", query=(placed[0], "?", "|".join(people)))
+
+
+def question(
+    language: str, frame: str, premises: Premises, query: Sequence[str], sexes: Mapping[str, str]
+) -> str:
+    """Return the scene (the three people), the premises and the question in ``language``."""
+    intro = _TEXT[language]["intro"].format(people=_people_text(language, roster(query)))
+    sentences = [intro, *(premise(language, p) for p in premises)]
+    sentences.append(_sentence(language, "question", query[0], query[0]))
+    return ("" if language in ("zh", "ja") else " ").join(sentences)
+
+
+def option(language: str, label: str) -> str | None:
+    """Return the option text of a label: the person's name."""
+    return label
+
+
+def distractors(
+    rng: random.Random, chain: Chain, answer: str, possible: frozenset[str], wanted: int
+) -> list[str]:
+    """Return the other people: those the models allow first (uncertain items)."""
+    people = roster(chain.query or ("", "", ""))
+    first = [p for p in people if p in possible and p != answer]
+    rest = [p for p in people if p not in possible]
+    rng.shuffle(first)
+    rng.shuffle(rest)
+    return ((first if answer == "uncertain" else []) + rest)[:wanted]
+
+
+def rename(rng: random.Random, language: str, chain: Chain, fictional: bool) -> dict[str, str]:
+    """Return a name for each person (of the sex drawn for them)."""
+    people = sorted(chain.sexes)
+    chosen = names.pick_names(rng, language, [chain.sexes[p] for p in people], fictional)
+    return dict(zip(people, chosen, strict=True))
+
+
+SPEC = DomainSpec(
+    name="identity",
+    is_relation=RELATIONS.__contains__,
+    converse=lambda relation: relation,
+    named={},
+    classes=(),
+    definite=PEOPLE,
+    chain=chain,
+    solve=solve,
+    question=question,
+    option=option,
+    distractors=distractors,
+    hops=lambda premises, query: len(premises),
+    frame=lambda premises, query: "people",
+    persons=lambda premises, query: set(roster(query)),
+    rename=rename,
+)

@@ -1,0 +1,349 @@
+"""Quantities (MCR "Mathematical"): how many coins each person has, by differences and ratios
+(frame ``coins``), or unit chains of exchange rates (frame ``exchange``, in ``units``).
+
+Premises ``(A, more:k, B)`` "A has k more coins than B", ``(A, fewer:k, B)``, ``(A, times:k,
+B)`` "A has k times as many coins as B", ``(A, part:k, B)`` "A has 1/k of B's coins" (k = 2,
+3, 4: half, a third, a quarter), and ``(A, has, n)`` "A has n coins". World model: everyone
+has a whole number of coins, zero or more. The query ``[A, "?", "coins"]`` asks how many A
+has; the answer is that number when the premises fix it, else ``uncertain``. Numbers are exact
+(``fractions.Fraction``). The relational premises form a tree; the solver propagates from
+each count given along it, and where no count reaches the person asked about it finds two
+worlds (two whole-number solutions) in which their counts differ.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+from relreason.generate import grammar, names, units
+from relreason.generate.chains import Chain
+from relreason.generate.domain_spec import DomainSpec, Premises, Triple, shuffled
+from relreason.generate.errors import SolverError
+
+_PATTERN = re.compile(r"(more|fewer|times|part):([1-9][0-9]*)")
+_CONVERSE = {"more": "fewer", "fewer": "more", "times": "part", "part": "times"}
+UNKNOWN = "coins"
+_SEARCH = 5000
+
+_TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "intro": "Everyone has a whole number of coins (possibly none).",
+        "has": "{a} has {k} coins.",
+        "more": "{a} has {k} more coins than {b}.",
+        "fewer": "{a} has {k} fewer coins than {b}.",
+        "times": "{a} has {k} times as many coins as {b}.",
+        "part": "{a} has {f} as many coins as {b}.",
+        "question": "How many coins does {a} have?",
+    },
+    "fr": {
+        "intro": "Chacun a un nombre entier de pièces (peut-être aucune).",
+        "has": "{a} a {k} pièces.",
+        "more": "{a} a {k} pièces de plus {que_b}.",
+        "fewer": "{a} a {k} pièces de moins {que_b}.",
+        "times": "{a} a {k} fois autant de pièces {que_b}.",
+        "part": "{a} a {f} du nombre de pièces {de_b}.",
+        "question": "Combien de pièces a {a} ?",
+    },
+    "zh": {
+        "intro": "每个人都有整数枚硬币（也可能没有）。",
+        "has": "{a}有{k}枚硬币。",
+        "more": "{a}比{b}多{k}枚硬币。",
+        "fewer": "{a}比{b}少{k}枚硬币。",
+        "times": "{a}的硬币数是{b}的{k}倍。",
+        "part": "{a}的硬币数是{b}的{f}。",
+        "question": "{a}有多少枚硬币？",
+    },
+    "ja": {
+        "intro": "どの人も硬貨を整数枚持っています（0枚のこともあります）。",
+        "has": "{a}は硬貨を{k}枚持っています。",
+        "more": "{a}は{b}より硬貨を{k}枚多く持っています。",
+        "fewer": "{a}は{b}より硬貨を{k}枚少なく持っています。",
+        "times": "{a}の硬貨の枚数は{b}の{k}倍です。",
+        "part": "{a}の硬貨の枚数は{b}の{f}です。",
+        "question": "{a}は硬貨を何枚持っていますか？",
+    },
+    "ko": {
+        "intro": "모든 사람은 동전을 0개 이상, 정수 개 가지고 있습니다.",
+        "has": "{a_t} 동전을 {k}개 가지고 있습니다.",
+        "more": "{a_t} {b}보다 동전이 {k}개 많습니다.",
+        "fewer": "{a_t} {b}보다 동전이 {k}개 적습니다.",
+        "times": "{a}의 동전 수는 {b}의 {k}배입니다.",
+        "part": "{a}의 동전 수는 {b}의 {f}입니다.",
+        "question": "{a_t} 동전을 몇 개 가지고 있습니까?",
+    },
+}
+_FRACTIONS: dict[str, tuple[str, str, str]] = {
+    "en": ("half", "a third", "a quarter"),
+    "fr": ("la moitié", "le tiers", "le quart"),
+    "zh": ("二分之一", "三分之一", "四分之一"),
+    "ja": ("半分", "3分の1", "4分の1"),
+    "ko": ("절반", "3분의 1", "4분의 1"),
+}
+
+
+def parse(relation: str) -> tuple[str, int] | None:
+    """Return (kind, k) of a relational premise (``times:3`` -> ("times", 3)), else None."""
+    found = _PATTERN.fullmatch(relation)
+    if found is None:
+        return None
+    kind, k = found[1], int(found[2])
+    return (kind, k) if kind in ("more", "fewer") or 2 <= k <= 4 else None
+
+
+def is_relation(relation: str) -> bool:
+    """Whether a relation belongs to the domain (coins or ``units`` exchange rates)."""
+    return relation == "has" or parse(relation) is not None or units.parse(relation) is not None
+
+
+def converse(relation: str) -> str | None:
+    """Return the relation stated from the other person or colour (None for ``has``)."""
+    parsed = parse(relation)
+    if parsed is None:
+        return units.converse(relation)
+    return f"{_CONVERSE[parsed[0]]}:{parsed[1]}"
+
+
+def frame_of(premises: Premises) -> str:
+    """Return ``exchange`` for unit chains (``units``), else ``coins``."""
+    return "exchange" if any(units.parse(p[1]) for p in premises) else "coins"
+
+
+def apply(relation: str, value: Fraction) -> Fraction:
+    """Return A's count given B's for premise ``(A, relation, B)``."""
+    parsed = parse(relation)
+    assert parsed is not None
+    kind, k = parsed
+    return {
+        "more": value + k,
+        "fewer": value - k,
+        "times": value * k,
+        "part": value / k,
+    }[kind]
+
+
+def _links(premises: Sequence[Triple]) -> dict[str, list[tuple[str, str]]]:
+    links: dict[str, list[tuple[str, str]]] = {}
+    for a, relation, b in premises:
+        if relation == "has":
+            links.setdefault(a, [])
+            continue
+        turned = converse(relation)
+        if turned is None or a == b:
+            raise SolverError(f"premise {[a, relation, b]}: not a quantity premise")
+        links.setdefault(a, []).append((b, turned))  # b's count from a's: (b, turned, a)
+        links.setdefault(b, []).append((a, relation))
+    return links
+
+
+def values(premises: Sequence[Triple], start: str, value: Fraction) -> dict[str, Fraction]:
+    """Return every count reached from ``start`` having ``value``, along the premises."""
+    links = _links(premises)
+    found = {start: value}
+    todo = [start]
+    while todo:
+        here = todo.pop()
+        for other, relation in links.get(here, []):
+            if other not in found:
+                found[other] = apply(relation, found[here])
+                todo.append(other)
+    return found
+
+
+def _whole(counts: Mapping[str, Fraction]) -> bool:
+    return all(v.denominator == 1 and v >= 0 for v in counts.values())
+
+
+def solve(premises: Sequence[Triple], query: Sequence[str]) -> frozenset[str]:
+    """Return the counts the head can have: one when determined, two worlds' when not, none
+    when the premises contradict each other (or allow no whole numbers); exchange rates: how
+    many tail tokens one head token is worth (``units``)."""
+    if len(query) == 3 and frame_of(premises) == "exchange":
+        return units.solve(premises, query)
+    if len(query) != 3 or query[1] != "?" or query[2] != UNKNOWN:
+        raise SolverError(f"a query is [person, '?', 'coins'], got {list(query)!r}")
+    head = query[0]
+    nodes = {a for a, v in _links(premises).items() if v} | {head}
+    edges = sum(1 for p in premises if p[1] != "has")
+    reached = values(premises, head, Fraction(0))
+    if edges != len(nodes) - 1 or not nodes <= set(reached):
+        raise SolverError("the relational premises must form a tree holding the person asked")
+    given = [(a, n) for a, r, n in premises if r == "has"]
+    if not all(n.isdigit() for _, n in given):
+        raise SolverError("a count must be a whole number")
+    linked = [(a, Fraction(int(n))) for a, n in given if a in reached]
+    if linked:
+        counts = values(premises, linked[0][0], linked[0][1])
+        if not _whole(counts) or any(counts[a] != n for a, n in linked):
+            return frozenset()
+        return frozenset({str(counts[head])})
+    found: set[str] = set()
+    for v in range(_SEARCH):
+        counts = values(premises, head, Fraction(v))
+        if _whole(counts):
+            found.add(str(counts[head]))
+            if len(found) == 2:
+                break
+    return frozenset(found)
+
+
+def _steps(rng: random.Random, target: int) -> tuple[str, int]:
+    """Return a relation (A to B) and A's count, for B having ``target``."""
+    while True:
+        kind = rng.choice(("more", "fewer", "times", "part"))
+        k = rng.randint(2, 9) if kind in ("more", "fewer") else rng.randint(2, 4)
+        value = apply(f"{kind}:{k}", Fraction(target))
+        if value.denominator == 1 and 0 <= value <= 120:
+            return f"{kind}:{k}", int(value)
+
+
+def chain(rng: random.Random, hops: int, want: str) -> Chain:
+    """Return a chain of exchange rates (``units``, half the time) or of coin counts P0 .. Pn
+    with a count given for Pn (or, ``uncertain``, for a person off it), from whole numbers."""
+    if rng.random() < 0.5:
+        return units.chain(rng, hops, want)
+    count = first = rng.randint(2, 40)
+    premises: list[Triple] = []
+    for i in range(hops, 0, -1):
+        relation, new = _steps(rng, count)
+        a, b = f"P{i - 1}", f"P{i}"
+        turned = converse(relation)
+        assert turned is not None
+        premises.append((b, turned, a) if rng.random() < 0.5 else (a, relation, b))
+        count = new
+    holder = f"P{hops + 1}" if want == "uncertain" else f"P{hops}"
+    premises.append((holder, "has", str(rng.randint(2, 40) if want == "uncertain" else first)))
+    people = {x for a, r, b in premises for x in ((a,) if r == "has" else (a, b))}
+    sexes = {p: rng.choice(("M", "F")) for p in sorted(people)}
+    return Chain(shuffled(rng, premises), sexes, "coins", query=("P0", "?", UNKNOWN))
+
+
+def _sentence(language: str, key: str, a: str, b: str, k: str = "") -> str:
+    parts = parse(key)
+    if parts is not None:
+        key, k = parts[0], str(parts[1])
+    f = _FRACTIONS[language][int(k) - 2] if key == "part" else ""
+    return _TEXT[language][key].format(
+        a=a,
+        b=b,
+        k=k,
+        f=f,
+        a_t=grammar.ko_topic(a),
+        que_b=grammar.fr_que(b),
+        de_b=grammar.fr_de(b),
+    )
+
+
+def premise(language: str, triple: Sequence[str]) -> str:
+    """Return the sentence of one premise ("Alice has 3 more coins than Henry.")."""
+    a, relation, b = triple
+    if units.parse(relation) is not None:
+        return units.premise(language, triple)
+    if relation == "has":
+        return _sentence(language, "has", a, "", b)
+    return _sentence(language, relation, a, b)
+
+
+def question(
+    language: str, frame: str, premises: Premises, query: Sequence[str], sexes: Mapping[str, str]
+) -> str:
+    """Return the world rule, the premises and the question in ``language``."""
+    if frame == "exchange":
+        return units.question(language, premises, query)
+    sentences = [_TEXT[language]["intro"], *(premise(language, p) for p in premises)]
+    sentences.append(_sentence(language, "question", query[0], ""))
+    return ("" if language in ("zh", "ja") else " ").join(sentences)
+
+
+def option(language: str, label: str) -> str | None:
+    """Return the option text of a count or a value (``3``, ``3/4``)."""
+    return label if re.fullmatch(r"[0-9]+(/[0-9]+)?", label) else None
+
+
+def distractors(
+    rng: random.Random, chain: Chain, answer: str, possible: frozenset[str], wanted: int
+) -> list[str]:
+    """Return wrong counts: a premise misread (its converse taken) first, then near numbers."""
+    premises = list(chain.premises)
+    head = chain.query[0] if chain.query else "P0"
+    if chain.frame == "exchange":
+        return _wrong_values(rng, chain, answer, wanted)
+    misread: list[str] = []
+    given = [(a, int(n)) for a, r, n in premises if r == "has"]
+    for i, (a, relation, b) in enumerate(premises):
+        turned = converse(relation)
+        if turned is None or not given:
+            continue
+        swapped = [*premises[:i], (a, turned, b), *premises[i + 1 :]]
+        counts = values(swapped, given[0][0], Fraction(given[0][1]))
+        if head in counts and _whole(counts):
+            misread.append(str(counts[head]))
+    base = int(answer) if answer.isdigit() else int(sorted(possible)[0])
+    near = [str(base + d) for d in (-12, -6, -4, -3, -2, -1, 1, 2, 3, 4, 6, 12) if base + d >= 0]
+    rng.shuffle(misread)
+    rng.shuffle(near)
+    chosen: list[str] = []
+    for label in misread + near:
+        if label != answer and label not in chosen:
+            chosen.append(label)
+    return chosen[:wanted]
+
+
+def _wrong_values(rng: random.Random, chain: Chain, answer: str, wanted: int) -> list[str]:
+    """Exchange: a rate misread the other way round first, then near values (x2, /2, ...)."""
+    premises, query = list(chain.premises), chain.query or ("P0", "?", "P1")
+    misread: list[str] = []
+    for i, (a, relation, b) in enumerate(premises):
+        swapped = [*premises[:i], (a, str(converse(relation)), b), *premises[i + 1 :]]
+        misread += [x for x in units.solve(swapped, query) if answer != "uncertain"]
+    base = Fraction(answer) if answer != "uncertain" else Fraction(rng.choice((2, 3, 4, 6)))
+    near = [units.label(base * f) for f in (2, 3, 4, Fraction(1, 2), Fraction(1, 3))]
+    near += [units.label(base + 1)] + ([units.label(base - 1)] if base > 1 else [])
+    rng.shuffle(misread)
+    rng.shuffle(near)
+    chosen: list[str] = []
+    for label in misread + near:
+        if label != answer and label not in chosen:
+            chosen.append(label)
+    return chosen[:wanted]
+
+
+def rename(rng: random.Random, language: str, chain: Chain, fictional: bool) -> dict[str, str]:
+    """Return a name for each person (of the sex drawn for them), or a colour for each token."""
+    if chain.frame == "exchange":
+        colours = sorted({x for a, _, b in chain.premises for x in (a, b)})
+        return dict(zip(colours, rng.sample(units.COLORS["en"], len(colours)), strict=True))
+    people = sorted(chain.sexes, key=lambda p: int(p[1:]))
+    chosen = names.pick_names(rng, language, [chain.sexes[p] for p in people], fictional)
+    return dict(zip(people, chosen, strict=True))
+
+
+def _people(premises: Premises, query: Sequence[str]) -> set[str]:
+    if frame_of(premises) == "exchange":
+        return set()
+    return {x for a, r, b in premises for x in ((a,) if r == "has" else (a, b))}
+
+
+def _hops(premises: Premises, query: Sequence[str]) -> int:
+    return sum(1 for p in premises if p[1] != "has")
+
+
+SPEC = DomainSpec(
+    name="quantity",
+    is_relation=is_relation,
+    converse=converse,
+    named={},
+    classes=(),
+    definite=6,
+    chain=chain,
+    solve=solve,
+    question=question,
+    option=option,
+    distractors=distractors,
+    hops=_hops,
+    frame=lambda premises, query: frame_of(premises),
+    persons=_people,
+    rename=rename,
+)
