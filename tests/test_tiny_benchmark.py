@@ -5,12 +5,12 @@ registered at run time, goes through ``prompts``, ``run --model oracle``, ``scor
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
-import typer
+from pydantic import Field
 
 from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark, BenchmarkParams
@@ -19,15 +19,9 @@ from relreason.types import EvalItem, Extraction, Response, Task
 
 
 class TinyParams(BenchmarkParams):
-    """How many sums to ask."""
+    """How many sums to ask: the one declaration of ``--n`` (and of a sweep's ``n``)."""
 
-    n: int = 3
-
-
-def _tiny_options(
-    n: Annotated[int, typer.Option("--n", min=1, help="Number of questions.")] = 3,
-) -> None:
-    """The tiny benchmark's one option."""
+    n: Annotated[int, Field(ge=1, description="Number of questions.")] = 3
 
 
 def _read(item: EvalItem, response: Response) -> Extraction:
@@ -40,15 +34,14 @@ def _read(item: EvalItem, response: Response) -> Extraction:
     return Extraction(letter, "correct" if letter == item.gold else "wrong", "first_letter")
 
 
-class Tiny(Benchmark):
+class Tiny(Benchmark[TinyParams]):
     """Sums with two options: 'What is i + i?' A) 2i B) 2i + 1."""
 
     name = "tiny"
     title = "tiny: sums (a test benchmark)"
     params_model = TinyParams
-    task_options = staticmethod(_tiny_options)
 
-    def build_task(self, params: BenchmarkParams, data_dir: Path | None = None) -> Task:
+    def build_task(self, params: TinyParams, data_dir: Path | None = None) -> Task:
         assert isinstance(params, TinyParams)
         items = tuple(
             EvalItem(
@@ -75,12 +68,9 @@ class Tiny(Benchmark):
     def grid(self) -> dict[str, list[Any]]:
         return {"n": [2]}
 
-    def run_name(self, params: BenchmarkParams) -> str:
+    def run_name(self, params: TinyParams) -> str:
         assert isinstance(params, TinyParams)
         return f"tiny-n{params.n}"
-
-    def params_from_description(self, description: Mapping[str, Any]) -> BenchmarkParams:
-        return self.params(n=description["n"])
 
 
 def cli(args: list[str]) -> None:

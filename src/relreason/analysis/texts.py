@@ -21,7 +21,7 @@ def attach_texts(runs: Runs, data_dir: Path | str | None = None) -> list[str]:
     """Fill ``prompt_text`` (all benchmarks) and ``question`` (MCR) of ``runs.items`` in place
     from the data files; return one line per reason the texts of some runs could not be rebuilt
     (naming a few of those runs)."""
-    from relreason.benchmarks import task_from_description as build_task_from_description
+    from relreason.run.plan import task_from_description as build_task_from_description
 
     problems: dict[str, list[str]] = {}
     items = runs.items
