@@ -16,7 +16,7 @@ from relreason import benchmarks
 from relreason.models.options import ModelOptions
 from relreason.models.registry import DEFAULT_MODEL
 from relreason.records import RunSummary, load_records
-from relreason.run.options import FLAT_RUN_OPTIONS
+from relreason.run.settings import RunSettings
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,11 +63,14 @@ def evaluate(
 ) -> EvalResult:
     """Run ``model`` on ``benchmark`` (``convre``, ``mcr``, ``compose``...) and return the result.
 
-    Keyword ``options`` are the benchmark's parameters (e.g. ``task="re2text", setting=9``),
-    run options by their command-line names (``scoring``, ``limit``, ``concurrency``,
-    ``requests_per_minute``, ``use_cache``, ...) and backend options (``base_urls``, ``api``,
-    ``chat_template``, ...), and ``permute`` (``"cyclic"``, ``"reverse"``, ``"all"`` or a
-    number: each item under several option orders). Raises ``UsageError``/``DataError`` like
+    Keyword ``options`` are the fields of the three declarations, by the names the command
+    line and sweep files use: the benchmark's parameters (its ``params_model``, e.g.
+    ``task="re2text", setting=9``), run options (``relreason.run.settings.RunSettings``:
+    ``scoring``, ``limit``, ``concurrency``, ``requests_per_minute``, ``use_cache``,
+    ``permute`` (``"cyclic"``, ``"reverse"``, ``"all"`` or a number: each item under several
+    option orders), ...) and backend options (``ModelOptions``: ``base_urls``, ``api``,
+    ``chat_template``, ...). The run is composed and run as the command line's is
+    (``relreason.run.plan.plan_run``, ``run_task``). Raises ``UsageError``/``DataError`` like
     the command line.
     """
     from relreason.errors import UsageError
@@ -75,12 +78,12 @@ def evaluate(
     from relreason.run.runner import run_task
 
     bench = benchmarks.get(benchmark)
-    permute = options.pop("permute", None)
-    fields = set(bench.params_model.model_fields)
-    params_values = {k: v for k, v in options.items() if k in fields}
-    run_values = {k: v for k, v in options.items() if k in FLAT_RUN_OPTIONS}
-    model_values = {k: v for k, v in options.items() if k in ModelOptions.names()}
-    unknown = set(options) - set(params_values) - set(run_values) - set(model_values)
+    params_values, run_values, model_values = (
+        {k: v for k, v in options.items() if k in declaration.model_fields}
+        for declaration in (bench.params_model, RunSettings, ModelOptions)
+    )
+    permute = run_values.pop("permute", None)
+    unknown = set(options) - {*params_values, *run_values, *model_values, "permute"}
     if unknown:
         raise UsageError(f"unknown option(s) for evaluate: {', '.join(sorted(unknown))}")
     folder_data = None if data_dir is None else Path(data_dir)
