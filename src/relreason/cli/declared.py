@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import inspect
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -86,15 +86,17 @@ def option_parameter(name: str, info: FieldInfo) -> inspect.Parameter:
 
 
 def option_template(
-    model: type[BaseModel], keep: Callable[[Cli], bool] = lambda cli: True
+    model: type[BaseModel],
+    keep: Callable[[Cli], bool] = lambda cli: True,
+    only: Collection[str] | None = None,
 ) -> Callable[..., None]:
     """A function whose signature holds the options of ``model``'s fields that ``keep``
-    accepts (hidden fields never), in the fields' order, those saying how answers are read
-    last (for ``gather_options``)."""
+    accepts (and ``only`` names, when given; hidden fields never), in the fields' order,
+    those saying how answers are read last (for ``gather_options``)."""
     fields = [
         (name, info)
         for name, info in model.model_fields.items()
-        if not cli_of(info).hidden and keep(cli_of(info))
+        if not cli_of(info).hidden and keep(cli_of(info)) and (only is None or name in only)
     ]
     fields.sort(key=lambda field: cli_of(field[1]).reading)
     return _template(option_parameter(name, info) for name, info in fields)
