@@ -4,12 +4,15 @@ an ``evaluate`` keyword; the params a run folder stores are validated back as th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from clihelp import run_cli
 from relreason import benchmarks
@@ -100,3 +103,39 @@ def test_stored_params_are_validated_back_as_passed(shared_data: Path) -> None:
     assert again.strict and again.description == task.description
     legacy = {k: v for k, v in task.description.items() if k != PARAMS_KEY}
     assert not task_from_description(legacy, shared_data).strict  # older folders: no mode
+
+
+_convre_params = st.fixed_dictionaries(
+    {"task": st.sampled_from(["re2text", "text2re"])},
+    optional={
+        "setting": st.none() | st.integers(1, 12),
+        "subset": st.booleans(),
+        "neutral": st.booleans(),
+        "prompt": st.none() | st.sampled_from(["normal", "hint", "hint+cot"]),
+        "n_shot": st.none() | st.integers(0, 10),
+        "mode": st.sampled_from(["auto", "strict"]),
+        "logprob_fallback": st.booleans(),
+        "reader": st.sampled_from(["sound", "official", "official:qwen"]),
+        "family": st.none() | st.sampled_from(["claude", "flan-t5"]),
+    },
+)
+_mcr_params = st.fixed_dictionaries(
+    {"language": st.sampled_from(["en", "ja"]), "method": st.sampled_from(["zs", "fs"])},
+    optional={
+        "exemplars": st.none() | st.text(alphabet="abc/._", min_size=1).map(Path),
+        "mode": st.sampled_from(["robust", "paper", " Paper "]),
+        "cleanup_model": st.none() | st.sampled_from(["first", "openai:gpt-4o-mini"]),
+    },
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.one_of(_convre_params.map(lambda v: ("convre", v)), _mcr_params.map(lambda v: ("mcr", v)))
+)
+def test_params_stored_as_json_are_validated_back_equal(case: tuple[str, dict[str, Any]]) -> None:
+    name, values = case
+    bench = benchmarks.get(name)
+    params = bench.params(**values)
+    stored = json.loads(json.dumps(params.model_dump(mode="json")))  # as a manifest holds them
+    assert bench.params(**stored) == params
