@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from relreason import benchmarks
-from relreason.benchmarks.registry import task_from_description
 from relreason.cli import main
 from relreason.errors import UsageError
 from relreason.generate import ComposeOptions, compose, write_items
 from relreason.generate.compose import DOMAINS
 from relreason.generate.default import default_path
 from relreason.generate.exemplars import generated_exemplars
+from relreason.run.plan import task_from_description
 
 
 def cli(args: list[str]) -> None:

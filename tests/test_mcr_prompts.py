@@ -158,7 +158,7 @@ def test_build_task(shared_data: Path) -> None:
 
 def test_task_description_rebuilds_the_task(shared_data: Path, tmp_path: Path) -> None:
     pytest.importorskip("relreason.benchmarks.mcr.scoring")
-    from relreason.benchmarks import task_from_description as build_task_from_description
+    from relreason.run.plan import task_from_description as build_task_from_description
 
     blocks = {key: f"[{key}]\n" for key in mcr_data.EXEMPLAR_KEYS}
     path = tmp_path / "ex.json"

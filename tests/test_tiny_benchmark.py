@@ -9,13 +9,13 @@ import base64
 import gzip
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import pandas as pd
 import pytest
-import typer
+from pydantic import Field
 
 from relreason import benchmarks
 from relreason.analysis import Drill, NotPossible, ReportInput, ReportSection, Table
@@ -25,15 +25,9 @@ from relreason.types import EvalItem, Extraction, Response, Task
 
 
 class TinyParams(BenchmarkParams):
-    """How many sums to ask."""
+    """How many sums to ask: the one declaration of ``--n`` (and of a sweep's ``n``)."""
 
-    n: int = 3
-
-
-def _tiny_options(
-    n: Annotated[int, typer.Option("--n", min=1, help="Number of questions.")] = 3,
-) -> None:
-    """The tiny benchmark's one option."""
+    n: Annotated[int, Field(ge=1, description="Number of questions.")] = 3
 
 
 def _read(item: EvalItem, response: Response) -> Extraction:
@@ -68,16 +62,15 @@ def _by_parity(given: ReportInput) -> Table:
     return Table("tiny_parity", "Tiny: right answers by parity", pd.DataFrame(rows), drill=drill)
 
 
-class Tiny(Benchmark):
+class Tiny(Benchmark[TinyParams]):
     """Sums with two options: 'What is i + i?' A) 2i B) 2i + 1."""
 
     name = "tiny"
     title = "tiny: sums (a test benchmark)"
     params_model = TinyParams
-    task_options = staticmethod(_tiny_options)
     drill_label = "parity"
 
-    def build_task(self, params: BenchmarkParams, data_dir: Path | None = None) -> Task:
+    def build_task(self, params: TinyParams, data_dir: Path | None = None) -> Task:
         assert isinstance(params, TinyParams)
         items = tuple(
             EvalItem(
@@ -104,12 +97,9 @@ class Tiny(Benchmark):
     def grid(self) -> dict[str, list[Any]]:
         return {"n": [2]}
 
-    def run_name(self, params: BenchmarkParams) -> str:
+    def run_name(self, params: TinyParams) -> str:
         assert isinstance(params, TinyParams)
         return f"tiny-n{params.n}"
-
-    def params_from_description(self, description: Mapping[str, Any]) -> BenchmarkParams:
-        return self.params(n=description["n"])
 
     def report_sections(self) -> Sequence[ReportSection]:
         return (ReportSection("Tiny parity", _by_parity),)

@@ -1,25 +1,22 @@
 """The Python API for notebooks: ``evaluate`` a model on a benchmark, ``load_runs`` a folder.
 
 ``evaluate`` uses the command line's defaults (bundled SmolLM2, the setting's own generation
-length, the response cache) and works inside Jupyter, whose event loop is already running: the
-run then goes on in a worker thread with a loop of its own.
+length, the response cache) and the same composition (``relreason.run.plan``) and entry point
+(``run_task``); it works inside Jupyter, whose event loop is already running: the run then goes
+on in a worker thread with a loop of its own.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from relreason import benchmarks
-from relreason.benchmarks.registry import build_recorded
 from relreason.models.options import ModelOptions
-from relreason.models.registry import DEFAULT_MODEL, load_backend
+from relreason.models.registry import DEFAULT_MODEL
 from relreason.records import RunSummary, load_records
-from relreason.run.options import FLAT_RUN_OPTIONS, run_options_from
+from relreason.run.settings import RunSettings
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,59 +63,46 @@ def evaluate(
 ) -> EvalResult:
     """Run ``model`` on ``benchmark`` (``convre``, ``mcr``, ``compose``...) and return the result.
 
-    Keyword ``options`` are the benchmark's parameters (e.g. ``task="re2text", setting=9``),
-    run options by their command-line names (``scoring``, ``limit``, ``concurrency``,
-    ``requests_per_minute``, ``use_cache``, ...) and backend options (``base_urls``, ``api``,
-    ``chat_template``, ...), and ``permute`` (``"cyclic"``, ``"reverse"``, ``"all"`` or a
-    number: each item under several option orders). Raises ``UsageError``/``DataError`` like
+    Keyword ``options`` are the fields of the three declarations, by the names the command
+    line and sweep files use: the benchmark's parameters (its ``params_model``, e.g.
+    ``task="re2text", setting=9``), run options (``relreason.run.settings.RunSettings``:
+    ``scoring``, ``limit``, ``concurrency``, ``requests_per_minute``, ``use_cache``,
+    ``permute`` (``"cyclic"``, ``"reverse"``, ``"all"`` or a number: each item under several
+    option orders), ...) and backend options (``ModelOptions``: ``base_urls``, ``api``,
+    ``chat_template``, ...). The run is composed and run as the command line's is
+    (``relreason.run.plan.plan_run``, ``run_task``). Raises ``UsageError``/``DataError`` like
     the command line.
     """
-    bench = benchmarks.get(benchmark)
-    permute = options.pop("permute", None)
-    fields = set(bench.params_model.model_fields)
-    params_values = {k: v for k, v in options.items() if k in fields}
-    run_values = {k: v for k, v in options.items() if k in FLAT_RUN_OPTIONS}
-    model_values = {k: v for k, v in options.items() if k in ModelOptions.names()}
-    unknown = set(options) - set(params_values) - set(run_values) - set(model_values)
-    if unknown:
-        from relreason.errors import UsageError
+    from relreason.errors import UsageError
+    from relreason.run.plan import plan_run
+    from relreason.run.runner import run_task
 
+    bench = benchmarks.get(benchmark)
+    params_values, run_values, model_values = (
+        {k: v for k, v in options.items() if k in declaration.model_fields}
+        for declaration in (bench.params_model, RunSettings, ModelOptions)
+    )
+    permute = run_values.pop("permute", None)
+    unknown = set(options) - {*params_values, *run_values, *model_values, "permute"}
+    if unknown:
         raise UsageError(f"unknown option(s) for evaluate: {', '.join(sorted(unknown))}")
     folder_data = None if data_dir is None else Path(data_dir)
-    params = bench.for_model(bench.params(**params_values), model, model_values.get("api", "chat"))
-    task = build_recorded(bench, params, folder_data)
-    if permute is not None:
-        from relreason.benchmarks.permute import permuted
-
-        task = permuted(task, str(permute))
-    run_options = run_options_from(run_values, task)
-    model_options = ModelOptions.from_json(model_values)
-    if out is None:
-        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in f"{task.name}-{model}")
-        out = Path("runs") / f"{safe}-{stamp}"
-
-    async def run() -> RunSummary:
-        from relreason.run.runner import arun_task
-
-        backend = load_backend(model, model_options)
-        try:
-            return await arun_task(
-                task,
-                backend,
-                Path(out),
-                run_options,
-                model_options=model_options.to_json(),
-                data_dir=folder_data,
-            )
-        finally:
-            await backend.aclose()
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        summary = asyncio.run(run())
-    else:  # inside Jupyter: a loop is running in this thread
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            summary = pool.submit(asyncio.run, run()).result()
-    return EvalResult(Path(out), summary)
+    plan = plan_run(
+        bench,
+        bench.params(**params_values),
+        model,
+        ModelOptions.from_json(model_values),
+        run_values,
+        data_dir=folder_data,
+        permute=None if permute is None else str(permute),
+        out=None if out is None else Path(out),
+    )
+    summary = run_task(
+        plan.task,
+        plan.backend(),
+        plan.out,
+        plan.options,
+        model_options=plan.model_options.to_json(),
+        data_dir=folder_data,
+    )
+    return EvalResult(plan.out, summary)

@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from relreason.benchmarks import task_from_description
 from relreason.records import load_manifest, load_records
+from relreason.run.plan import task_from_description
 
 _CONVRE_KIND = {1: "plain", 5: "plain", 7: "few-shot", 9: "few-shot", 8: "cot", 11: "cot"}
 

@@ -24,6 +24,7 @@ def attach_texts(runs: Runs, data_dir: Path | str | None = None) -> list[str]:
     data files; return one line per reason the texts of some runs could not be rebuilt (naming
     a few of those runs)."""
     from relreason import benchmarks
+    from relreason.run.plan import task_from_description as build_task_from_description
 
     problems: dict[str, list[str]] = {}
     items = runs.items
@@ -42,7 +43,7 @@ def attach_texts(runs: Runs, data_dir: Path | str | None = None) -> list[str]:
         if any(not isinstance(prompts[i], str) for i in mine):  # records before prompts were kept
             if key not in built:
                 try:
-                    task = benchmarks.task_from_description(description, data_dir=folder)
+                    task = build_task_from_description(description, data_dir=folder)
                     built[key] = {it.index: it.prompt for it in task.items}
                 except (RelreasonError, OSError) as error:
                     problems.setdefault(str(error), []).append(str(run["run_id"]))

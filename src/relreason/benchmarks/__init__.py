@@ -11,7 +11,6 @@ from relreason.benchmarks.registry import (
     get,
     names,
     register,
-    task_from_description,
     unregister,
 )
 
@@ -24,6 +23,5 @@ __all__ = [
     "get",
     "names",
     "register",
-    "task_from_description",
     "unregister",
 ]

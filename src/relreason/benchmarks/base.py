@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import csv
 import functools
-import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -31,6 +30,10 @@ class BenchmarkParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+P = TypeVar("P", bound=BenchmarkParams)
+"""A benchmark's parameter model."""
+
+
 @dataclass(frozen=True)
 class PaperFigure:
     """One published accuracy: a paper model's figure for one cell (task x setting), in 0..1."""
@@ -42,46 +45,27 @@ class PaperFigure:
     accuracy: float
 
 
-def no_options() -> None:
-    """A command-line option template with no options."""
-
-
-def merged_options(*templates: Callable[..., None]) -> Callable[..., None]:
-    """Return an option template whose signature holds every template's options, in order."""
-    parameters: list[inspect.Parameter] = []
-    for part in templates:
-        for parameter in inspect.signature(part, eval_str=True).parameters.values():
-            parameters.append(parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY))
-
-    def merged(**_: Any) -> None:
-        """Holds, in its signature, the merged options."""
-
-    merged.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    return merged
-
-
-class Benchmark(ABC):
+class Benchmark(ABC, Generic[P]):
     """A benchmark: its parameters, tasks, sweep grid, run names, data files and paper figures.
 
-    ``task_options`` and ``reading_options`` are functions whose *signatures* declare the
-    command-line options (typer ``Annotated`` parameters) that choose a task and say how its
-    answers are read; ``params_from_cli`` turns their values into ``params_model``.
+    ``params_model`` is the one declaration of its parameters: each field (type, default,
+    bounds, description, and a ``relreason.declare.Cli`` marker where the command line needs
+    more) is a command-line option of ``prompts``/``score``/``run NAME``, a key of a sweep's run
+    entry and a keyword of ``relreason.evaluate``; a run folder stores the values passed and
+    ``--resume`` validates them back.
     """
 
     name: ClassVar[str]
     title: ClassVar[str]
-    params_model: ClassVar[type[BenchmarkParams]]
+    params_model: type[P]
     files: ClassVar[DataFiles | None] = None
     reference_table: ClassVar[str | None] = None
     """A CSV file in the benchmark's package with the paper's figures (see ``paper_figures``)."""
     drill_label: ClassVar[str | None] = None
     """The item label the HTML report's drill-down panel filters this benchmark's items on."""
 
-    task_options: Callable[..., None] = staticmethod(no_options)
-    reading_options: Callable[..., None] = staticmethod(no_options)
-
     @abstractmethod
-    def build_task(self, params: BenchmarkParams, data_dir: Path | None = None) -> Task:
+    def build_task(self, params: P, data_dir: Path | None = None) -> Task:
         """Return the task ``params`` name; ``UsageError``/``DataError`` for bad values or data."""
 
     @abstractmethod
@@ -89,19 +73,23 @@ class Benchmark(ABC):
         """Return the default values a sweep spans for each axis it does not set."""
 
     @abstractmethod
-    def run_name(self, params: BenchmarkParams) -> str:
+    def run_name(self, params: P) -> str:
         """Return the canonical name of a run of ``params`` (a sweep's cell folder name)."""
 
-    @abstractmethod
-    def params_from_description(self, description: Mapping[str, Any]) -> BenchmarkParams:
-        """Return the parameters of the task a run manifest's ``description`` records."""
+    def params_from_description(self, description: Mapping[str, Any]) -> P:
+        """Return the parameters of a run folder written before the description stored them
+        (``params``, read back by ``params_model``): rebuilt from the description's fields.
+        Only benchmarks with such older folders need it; the default refuses."""
+        from relreason.errors import UsageError
 
-    def for_model(self, params: BenchmarkParams, spec: str, api: str = "chat") -> BenchmarkParams:
+        raise UsageError(f"the run's {self.name} task description does not record its params")
+
+    def for_model(self, params: P, spec: str, api: str = "chat") -> P:
         """Return ``params`` with what depends on the model filled in (e.g. the official
         reading rule of the model's family); the default changes nothing."""
         return params
 
-    def params(self, **values: Any) -> BenchmarkParams:
+    def params(self, **values: Any) -> P:
         """Return validated parameters (``UsageError`` naming the bad field)."""
         from pydantic import ValidationError
 
@@ -114,9 +102,12 @@ class Benchmark(ABC):
             where = ".".join(str(p) for p in first["loc"])
             raise UsageError(f"{self.name}: {where}: {first['msg']}") from None
 
-    def params_from_cli(self, **values: Any) -> BenchmarkParams:
-        """Return the parameters the command-line option values stand for."""
-        return self.params(**{k: v for k, v in values.items() if v is not None})
+    def params_from_cli(self, **values: Any) -> P:
+        """Return the parameters the command-line option values stand for (an option left
+        unset, ``None``, takes the declared default)."""
+        from relreason.declare import plain
+
+        return self.params(**{k: plain(v) for k, v in values.items() if v is not None})
 
     def report_cell(self, description: Mapping[str, Any]) -> tuple[Any, Any]:
         """Return the (task, setting) a run is tabulated under (its paper table's row/column)."""

@@ -7,17 +7,14 @@ to :func:`register`).
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
-from collections.abc import Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from relreason.benchmarks.base import Benchmark, BenchmarkParams
+from relreason.benchmarks.base import Benchmark
 from relreason.data.spec import DataFiles
 from relreason.errors import UsageError
-from relreason.types import Task
 
 _BUILTIN = {
     "convre": "relreason.benchmarks.convre:BENCHMARK",
@@ -26,11 +23,11 @@ _BUILTIN = {
 }
 ENTRY_POINT_GROUP = "relreason.benchmarks"
 
-_registry: dict[str, Benchmark] = {}
+_registry: dict[str, Benchmark[Any]] = {}
 _loaded = False
 
 
-def _load(target: str) -> Benchmark:
+def _load(target: str) -> Benchmark[Any]:
     module, _, attribute = target.partition(":")
     benchmark = getattr(importlib.import_module(module), attribute)
     if not isinstance(benchmark, Benchmark):
@@ -50,7 +47,7 @@ def _ensure_loaded() -> None:
             _registry[point.name] = _load(point.value)
 
 
-def register(benchmark: Benchmark) -> None:
+def register(benchmark: Benchmark[Any]) -> None:
     """Add ``benchmark`` under its name (replacing one of the same name)."""
     _ensure_loaded()
     _registry[benchmark.name] = benchmark
@@ -68,7 +65,7 @@ def names() -> list[str]:
     return list(_registry)
 
 
-def get(name: str) -> Benchmark:
+def get(name: str) -> Benchmark[Any]:
     """Return the benchmark called ``name``; ``UsageError`` listing the valid names otherwise."""
     _ensure_loaded()
     try:
@@ -77,7 +74,7 @@ def get(name: str) -> Benchmark:
         raise UsageError(f"unknown benchmark {name!r}; valid: {', '.join(_registry)}") from None
 
 
-def all_benchmarks() -> list[Benchmark]:
+def all_benchmarks() -> list[Benchmark[Any]]:
     """Return every registered benchmark."""
     _ensure_loaded()
     return list(_registry.values())
@@ -94,58 +91,6 @@ def data_files(which: str) -> list[DataFiles]:
     if benchmark.files is None:
         raise UsageError(f"benchmark {which!r} has no files to download")
     return [benchmark.files]
-
-
-PARAMS_KEY = "params"
-"""The key of a task description holding every parameter the task was built with."""
-
-
-def build_recorded(benchmark: Benchmark, params: BenchmarkParams, data_dir: Path | None) -> Task:
-    """Build the task of ``params`` with every parameter recorded in its description (under
-    :data:`PARAMS_KEY`), so that a resume rebuilds exactly it (``--mode strict`` included)."""
-    task = benchmark.build_task(params, data_dir)
-    recorded = {**task.description, PARAMS_KEY: params.model_dump(mode="json")}
-    return dataclasses.replace(task, description=recorded)
-
-
-def task_from_description(
-    description: Mapping[str, Any],
-    data_dir: Path | None = None,
-    *,
-    spec: str | None = None,
-    api: str = "chat",
-) -> Task:
-    """Rebuild the task a run manifest's ``description`` records (for ``--resume``): from every
-    parameter it recorded (:func:`build_recorded`), or, for an older folder, from its fields;
-    for the model ``spec`` when given (see ``Benchmark.for_model``), with its option orders when
-    it was run with ``--permute``.
-
-    Raises ``UsageError`` when it names no registered benchmark or lacks a field.
-    """
-    name = description.get("benchmark")
-    if not isinstance(name, str) or name not in names():
-        raise UsageError(
-            f"unknown benchmark {name!r} in the run's task description; valid: "
-            + ", ".join(names())
-        )
-    benchmark = get(name)
-    recorded = description.get(PARAMS_KEY)
-    if isinstance(recorded, Mapping):  # every parameter, as given at run time
-        params = benchmark.params(**recorded)
-    else:  # a folder of relreason 0.2 or older: the fields its description holds
-        params = benchmark.params_from_description(description)
-    if spec is not None:
-        params = benchmark.for_model(params, spec, api)
-    if isinstance(recorded, Mapping):
-        task = build_recorded(benchmark, params, data_dir)
-    else:
-        task = benchmark.build_task(params, data_dir)
-    how = description.get("permute")
-    if how is None:
-        return task
-    from relreason.benchmarks.permute import permuted
-
-    return permuted(task, str(how))
 
 
 def download(

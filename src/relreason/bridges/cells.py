@@ -26,7 +26,7 @@ from relreason.types import Task
 class Cell:
     """A benchmark, its parameters and the run name they have."""
 
-    benchmark: Benchmark
+    benchmark: Benchmark[Any]
     params: BenchmarkParams
 
     @property
@@ -39,7 +39,7 @@ class Cell:
         return self.benchmark.build_task(self.params, data_dir)
 
 
-def grid_cells(benchmark: Benchmark) -> Iterator[Cell]:
+def grid_cells(benchmark: Benchmark[Any]) -> Iterator[Cell]:
     """Every cell of ``benchmark``'s default sweep grid, in grid order."""
     axes = benchmark.grid()
     for combo in itertools.product(*axes.values()):
@@ -95,7 +95,7 @@ def cell_key(task: Task) -> str:
 
 def task_from_key(key: str, data_dir: Path | None = None) -> Task:
     """Rebuild the task :func:`cell_key` named; ``UsageError`` when the text names none."""
-    from relreason.benchmarks.registry import task_from_description
+    from relreason.run.plan import task_from_description
 
     try:
         description = json.loads(key)

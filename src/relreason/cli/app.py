@@ -20,7 +20,8 @@ from rich.markup import escape
 
 import relreason
 from relreason import benchmarks
-from relreason.benchmarks.base import Benchmark, merged_options
+from relreason.benchmarks.base import Benchmark
+from relreason.cli.declared import option_template
 from relreason.cli.helptext import (
     benchmark_help,
     readable_metavars,
@@ -64,16 +65,15 @@ def _prompt_rows(task: Task, limit: int | None) -> Iterable[dict[str, Any]]:
 
 
 def with_params(
-    bench: Benchmark, *, reading: bool
+    bench: Benchmark[Any], *, reading: bool
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Give a command ``bench``'s task options (and reading options), as its ``params``."""
-    template = merged_options(bench.task_options, bench.reading_options)
-    return gather_options(
-        template if reading else bench.task_options, "params", bench.params_from_cli
-    )
+    """Give a command ``bench``'s task options (and reading options), generated from its
+    ``params_model``, as its ``params``."""
+    template = option_template(bench.params_model, lambda cli: reading or not cli.reading)
+    return gather_options(template, "params", bench.params_from_cli)
 
 
-def _prompts_command(bench: Benchmark) -> Callable[..., None]:
+def _prompts_command(bench: Benchmark[Any]) -> Callable[..., None]:
     @with_params(bench, reading=False)
     def command(
         params: Any, limit: LimitOpt = None, permute: PermuteOpt = None, data_dir: DataDir = None
@@ -88,7 +88,7 @@ def _prompts_command(bench: Benchmark) -> Callable[..., None]:
     return command
 
 
-def _score_command(bench: Benchmark) -> Callable[..., None]:
+def _score_command(bench: Benchmark[Any]) -> Callable[..., None]:
     @with_params(bench, reading=True)
     def command(
         params: Any,
@@ -110,7 +110,7 @@ def _score_command(bench: Benchmark) -> Callable[..., None]:
     return command
 
 
-def _as_the_run_did(bench: Benchmark, params: Any, responses: Path) -> Any:
+def _as_the_run_did(bench: Benchmark[Any], params: Any, responses: Path) -> Any:
     """``params`` for the model of the run folder holding ``responses`` (its
     ``records.jsonl``), so that ``score`` reads as the run did (e.g. ConvRe's official rule of
     that model's family); unchanged for a file outside a run folder of this benchmark."""

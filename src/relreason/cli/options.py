@@ -8,18 +8,12 @@ import inspect
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relreason.run.options import BOUNDS
-
-
-class Scoring(StrEnum):
-    """How a run asks the model: free generation, or log-likelihood of each choice."""
-
-    generate = "generate"
-    logprob = "logprob"
+from relreason.cli.declared import option_parameter
+from relreason.run.settings import RunSettings
 
 
 class Api(StrEnum):
@@ -39,15 +33,13 @@ DataDir = Annotated[
     ),
 ]
 
-LimitOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--limit",
-        **BOUNDS["limit"].typer_args(),
-        help="Only the first N items.",
-        show_default=False,
-    ),
-]
+if TYPE_CHECKING:
+    LimitOpt = int | None
+    PermuteOpt = str | None
+else:
+    LimitOpt = option_parameter("limit", RunSettings.model_fields["limit"]).annotation
+    PermuteOpt = option_parameter("permute", RunSettings.model_fields["permute"]).annotation
+"""``--limit`` and ``--permute`` of ``prompts`` and ``score``, as ``RunSettings`` declares them."""
 
 
 def gather_options(
@@ -82,14 +74,3 @@ def gather_options(
         return wrapper
 
     return decorate
-
-
-PermuteOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--permute",
-        help="Ask each item under several option orders (the gold follows its option): "
-        "cyclic | reverse | all | N (N orders, the original and N-1 random ones).",
-        show_default=False,
-    ),
-]

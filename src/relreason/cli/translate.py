@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from relreason.cli.options import Api
+from relreason.cli.declared import option_template
+from relreason.cli.options import gather_options
+from relreason.declare import plain
 from relreason.models.options import OPTION_HELP, ModelOptions
 from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS
 
 
+@gather_options(
+    option_template(ModelOptions, only=("base_urls", "api", "chat_template", "device", "dtype")),
+    "backend",
+    dict,
+)
 def translate_command(
     file: Annotated[Path, typer.Argument(help="A JSON list of items (MCR format or generated).")],
     to: Annotated[str, typer.Option("--to", help="Target language: a code (de, fr, ...) or name.")],
@@ -23,13 +30,6 @@ def translate_command(
         str | None,
         typer.Option("--from", help="Source language (default: the items' own, else en)."),
     ] = None,
-    base_urls: Annotated[
-        list[str] | None, typer.Option("--base-url", help=OPTION_HELP["base_urls"])
-    ] = None,
-    api: Annotated[Api, typer.Option("--api", help=OPTION_HELP["api"])] = Api.chat,
-    chat_template: Annotated[bool, typer.Option(help=OPTION_HELP["chat_template"])] = False,
-    device: Annotated[str, typer.Option(help=OPTION_HELP["device"])] = "cpu",
-    dtype: Annotated[str, typer.Option(help=OPTION_HELP["dtype"])] = "float32",
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N.")] = None,
     concurrency: Annotated[
         int, typer.Option(min=1, help="Requests in flight at once (API models).")
@@ -38,6 +38,8 @@ def translate_command(
         int, typer.Option(min=16, help="Longest reply per item (the translated JSON).")
     ] = 1024,
     request_timeout: Annotated[float, typer.Option(min=0.1, help=OPTION_HELP["timeout"])] = 120.0,
+    *,
+    backend: dict[str, Any],
 ) -> None:
     """Translate a benchmark file with a model, keeping option count, gold option and distinct
     options; items failing a check are flagged (OUT.flagged.jsonl), model and prompt recorded
@@ -45,19 +47,13 @@ def translate_command(
     from relreason.models.registry import load_backend
     from relreason.translate import translate_file
 
-    options = ModelOptions(
-        base_urls=tuple(base_urls or ()),
-        api=api.value,
-        chat_template=chat_template,
-        device=device,
-        dtype=dtype,
-        timeout=request_timeout,
-    )
-    backend = load_backend(model, options)
+    given = {k: plain(v) for k, v in backend.items() if v is not None}
+    options = ModelOptions.from_json({**given, "timeout": request_timeout})
+    engine = load_backend(model, options)
     result = translate_file(
         file,
         to,
-        backend,
+        engine,
         out,
         source_language=source_language,
         limit=limit,

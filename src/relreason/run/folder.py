@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import relreason
-from relreason.benchmarks.registry import PARAMS_KEY
 from relreason.errors import RelreasonError, UsageError
 from relreason.files import atomic_write_json
 from relreason.models.base import ModelBackend
@@ -32,6 +31,7 @@ from relreason.redact import scrub_secrets, strip_secret_options
 from relreason.run.cache import stable_identity
 from relreason.run.lock import LOCK_FILE
 from relreason.run.options import RunOptions
+from relreason.run.plan import PARAMS_KEY
 from relreason.run.selection import (
     items_fingerprint,
     reader_name,
@@ -233,7 +233,7 @@ def make_folder(out_dir: Path) -> None:
 def resume_task(manifest: Manifest, data_dir: Path | None = None) -> EvalTask:
     """The task a run's manifest describes, rebuilt with every parameter it was run with (for
     the model and API it used). Raises ``UsageError`` when it names no registered benchmark."""
-    from relreason.benchmarks.registry import task_from_description
+    from relreason.run.plan import task_from_description
 
     raw = manifest.model.get("options") or {}
     api = str(raw.get("api") or "chat") if isinstance(raw, Mapping) else "chat"

@@ -81,8 +81,16 @@ def run_coroutine(coroutine: Coroutine[Any, Any, T], *, bound_s: float = STOP_BO
     ``InterruptedRunError``); a second signal, or a stop taking over ``bound_s`` seconds, exits
     the process (code 130) at once. Threads still busy when it ends (a local model's batch) are
     not waited for: their results are dropped and their items stay unfinished. The signal
-    handlers in place before are restored afterwards.
+    handlers in place before are restored afterwards. Called where an event loop is already
+    running (Jupyter), it runs the coroutine in a worker thread with a loop of its own.
     """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:  # inside a running loop (a notebook): a thread with its own loop
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(lambda: run_coroutine(coroutine, bound_s=bound_s)).result()
     loop = asyncio.new_event_loop()
     executor = ThreadPoolExecutor(thread_name_prefix="relreason")
     loop.set_default_executor(executor)

@@ -1,5 +1,7 @@
 """How a run is run: ``RunOptions`` (scoring mode, generation parameters, concurrency, limits,
-retries, cache), with validation and a JSON round trip for the run folder's manifest."""
+retries, cache), with validation and a JSON round trip for the run folder's manifest. What a user
+sets is declared once, in :class:`relreason.run.settings.RunSettings`; ``run_options_from``
+turns those values into ``RunOptions``."""
 
 from __future__ import annotations
 
@@ -10,17 +12,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic.fields import FieldInfo
 
 from relreason.errors import UsageError
+from relreason.run.settings import RunSettings
 from relreason.types import GenerationParams, Task
 
 
 @dataclass(frozen=True)
 class Bound:
     """The values one run option admits: ``minimum`` (excluded when ``exclusive``) up to
-    ``maximum``; finite. Declared once in :data:`BOUNDS`, read by ``RunOptions.validate``, the
-    command line (``typer_args``) and sweep files (``field``)."""
+    ``maximum``; finite. Read from the option's declaration (:class:`RunSettings`) by
+    :meth:`of`; ``RunOptions.validate`` checks it (the command line and sweep files check the
+    declaration itself)."""
 
     minimum: float
     maximum: float | None = None
@@ -41,41 +45,31 @@ class Bound:
             return "positive" if self.minimum == 0 else f"over {self.minimum:g}"
         return f"at least {self.minimum:g}"
 
-    def typer_args(self) -> dict[str, float]:
-        """``min``/``max`` for a typer option (an excluded minimum is left to ``validate``)."""
-        args: dict[str, float] = {} if self.exclusive else {"min": _plain(self.minimum)}
-        if self.maximum is not None:
-            args["max"] = _plain(self.maximum)
-        return args
+    @classmethod
+    def of(cls, info: FieldInfo) -> Bound | None:
+        """The bound a declared field's ``ge``/``gt``/``le`` say (None: it has none)."""
+        import annotated_types
 
-    def field(self) -> Any:
-        """The pydantic constraint of a sweep file's option: ``Annotated[int, bound.field()]``."""
-        if self.exclusive:
-            return Field(gt=self.minimum, le=self.maximum, allow_inf_nan=False)
-        return Field(ge=self.minimum, le=self.maximum, allow_inf_nan=False)
-
-
-def _plain(number: float) -> float:
-    """A whole number as an int (so an integer option's help reads ``x>=1``, not ``1.0``)."""
-    return int(number) if float(number).is_integer() else number
+        bound: Bound | None = None
+        maximum = next((m.le for m in info.metadata if isinstance(m, annotated_types.Le)), None)
+        for meta in info.metadata:
+            if isinstance(meta, annotated_types.Ge):
+                bound = cls(float(meta.ge), maximum)  # type: ignore[arg-type]
+            elif isinstance(meta, annotated_types.Gt):
+                bound = cls(float(meta.gt), maximum, exclusive=True)  # type: ignore[arg-type]
+        return bound
 
 
 BOUNDS: dict[str, Bound] = {
-    "concurrency": Bound(1),
-    "max_new_tokens": Bound(1),
-    "temperature": Bound(0),
-    "top_logprobs": Bound(0, 20),
-    "requests_per_minute": Bound(0, exclusive=True),
-    "tokens_per_minute": Bound(0, exclusive=True),
-    "max_retries": Bound(0),
-    "request_timeout": Bound(0.1),
-    "limit": Bound(1),
-    "sample": Bound(1),
-    "max_wait": Bound(0.1),
-    "max_answer_chars": Bound(1),
-    "max_connection_failures": Bound(1),
+    **{
+        name: bound
+        for name, info in RunSettings.model_fields.items()
+        if (bound := Bound.of(info)) is not None
+    },
+    "max_connection_failures": Bound(1),  # the circuit breaker's; set in Python only
 }
-"""The bounds of the run options, by the one name each has everywhere (``None`` is "not set")."""
+"""The bounds of the run options, by the one name each has everywhere (``None`` is "not set"),
+as :class:`RunSettings` declares them."""
 _PARAMS = ("max_new_tokens", "temperature", "top_logprobs")  # held in ``RunOptions.params``
 
 
@@ -177,26 +171,9 @@ def _fits(per_minute: float | None, max_wait: float) -> bool:
     return 60 / per_minute <= max_wait
 
 
-FLAT_RUN_OPTIONS = (
-    "scoring",
-    "max_new_tokens",
-    "temperature",
-    "top_logprobs",
-    "seed",
-    "concurrency",
-    "requests_per_minute",
-    "tokens_per_minute",
-    "max_retries",
-    "request_timeout",
-    "use_cache",
-    "refresh",
-    "limit",
-    "sample",
-    "show_progress",
-    "max_wait",
-    "max_answer_chars",
-)
-"""The run options by the one name each has on the command line, in sweep files and here."""
+FLAT_RUN_OPTIONS = tuple(name for name in RunSettings.model_fields if name != "permute")
+"""The run options by the one name each has on the command line, in sweep files and here
+(:class:`RunSettings`'s fields; ``permute`` changes the task, not how it is run)."""
 
 
 def run_options_from(values: Mapping[str, Any], task: Task | None = None) -> RunOptions:

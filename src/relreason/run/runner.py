@@ -314,7 +314,7 @@ async def aresume_run(
     """Continue the run in ``out_dir`` as its manifest describes; return its summary.
 
     ``task``/``backend`` may be given explicitly (they must match the manifest); otherwise they
-    are rebuilt with ``relreason.tasks.build_task_from_description`` and
+    are rebuilt with ``relreason.run.plan.task_from_description`` and
     ``relreason.models.registry.load_backend``. Raises ``UsageError`` for a non-run folder or a
     configuration that differs from the folder's, ``DataError`` for a corrupt manifest.
     """

@@ -10,29 +10,28 @@ Example::
     options: {scoring: generate, concurrency: 8, max_new_tokens: 64}
 
 Every list-valued field of a run entry is expanded (a grid). Each cell gets a deterministic run
-folder ``OUT/<model>/<cell>``; a complete folder is skipped, a partial one continued. Every task
-is built before anything runs, so a bad setting fails at once, naming the file, line and field.
+folder ``OUT/<model>/<cell>`` (``relreason.run.plan``, where every run is composed); a complete
+folder is skipped, a partial one continued. Every task is built before anything runs, so a bad
+setting fails at once, naming the file, line and field.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from relreason.benchmarks import get as get_benchmark
-from relreason.benchmarks.permute import permuted
-from relreason.benchmarks.registry import build_recorded
 from relreason.errors import DataError, RelreasonError, UsageError
 from relreason.models.options import ModelOptions
 from relreason.records import is_run_folder, load_records, read_manifest
 from relreason.redact import strip_secret_options
 from relreason.run.loop import run_coroutine
 from relreason.run.options import RunOptions
+from relreason.run.plan import cell_folder, plan_task
 from relreason.run.progress import RunProgress, loading
 from relreason.run.runner import arun_task
 from relreason.run.selection import select_items
@@ -81,10 +80,6 @@ class SweepResult:
         return format_rows(self.rows)
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "model"
-
-
 def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
@@ -121,18 +116,23 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
             tasks: dict[Any, Task] = {}
             for model in models:
                 try:
-                    params = benchmark.params(**cell)
-                    params = benchmark.for_model(params, model.spec, model.api or "chat")
+                    api = model.api or "chat"
+                    params = benchmark.for_model(benchmark.params(**cell), model.spec, api)
                     if params not in tasks:
-                        tasks[params] = permuted(
-                            build_recorded(benchmark, params, data_dir), sweep.options.permute
+                        tasks[params] = plan_task(
+                            benchmark,
+                            params,
+                            model.spec,
+                            api=api,
+                            data_dir=data_dir,
+                            permute=sweep.options.permute,
                         )
                 except DataError:
                     raise
                 except RelreasonError as error:
                     raise DataError(str(path), str(error), item=f"runs[{position}]") from None
                 task = tasks[params]
-                out_dir = sweep.out / _slug(model.spec) / benchmark.run_name(params)
+                out_dir = cell_folder(sweep.out, model.spec, benchmark, params)
                 if out_dir in seen:
                     continue
                 seen.add(out_dir)

@@ -5,44 +5,48 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from relreason.benchmarks import get as get_benchmark
+from relreason.declare import cli_of
 from relreason.errors import DataError, UsageError
 from relreason.models.options import ModelOptions
 from relreason.redact import scrub_secrets
-from relreason.run.options import BOUNDS, RunOptions, run_options_from
+from relreason.run.options import RunOptions, run_options_from
+from relreason.run.settings import RunSettings
 from relreason.run.sweep_yaml import load_yaml
 from relreason.types import Task
 
 _Strict = ConfigDict(extra="forbid")
 
 
-class ModelEntry(BaseModel):
-    """One model: a spec plus the options ``load_backend`` takes (``ModelOptions``'s names;
-    ``base_url`` may be given for ``base_urls``, as one URL or a list), and an optional
-    ``size`` (parameters, e.g. 7e9) for scaling analyses."""
+class ModelEntry(ModelOptions):
+    """One model: a spec plus the options ``load_backend`` takes (the fields of
+    ``ModelOptions``, its one declaration; ``base_url`` may be given for ``base_urls``, as one
+    URL or a list), and an optional ``size`` (parameters, e.g. 7e9) for scaling analyses. Only
+    the options a file sets are passed on and recorded."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid")
     spec: str
-    base_urls: str | list[str] | None = Field(default=None, alias="base_url")
-    api: Literal["chat", "completions"] | None = None
-    chat_template: bool | None = None
-    device: str | None = None
-    dtype: str | None = None
-    batch_size: int | None = Field(default=None, ge=1)
-    threads: int | None = Field(default=None, ge=1)
-    max_model_len: int | None = Field(default=None, ge=2)
-    tensor_parallel_size: int | None = Field(default=None, ge=1)
-    data_parallel_size: int | None = Field(default=None, ge=1)
-    gpu_memory_utilization: float | None = Field(default=None, gt=0, le=1)
-    enforce_eager: bool | None = None
-    timeout: float | None = Field(default=None, gt=0)
-    seed: int | None = None
     size: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_url_or_several(cls, data: Any) -> Any:
+        """``base_url`` names ``base_urls`` too, and one URL is a list of one."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if "base_url" in data:
+            if "base_urls" in data:
+                raise ValueError("give base_url or base_urls, not both")
+            data["base_urls"] = data.pop("base_url")
+        if isinstance(data.get("base_urls"), str):
+            data["base_urls"] = [data["base_urls"]]
+        return data
 
     def manifest_options(self) -> dict[str, Any]:
         """The options recorded in a run's manifest: the backend's, and ``size`` when given."""
@@ -52,12 +56,11 @@ class ModelEntry(BaseModel):
         return data
 
     def options(self) -> dict[str, Any]:
-        """Return the model options for ``load_backend`` (``ModelOptions`` names)."""
-        data = self.model_dump(exclude={"spec", "size"}, exclude_none=True)
-        if isinstance(self.base_urls, str):
-            data["base_urls"] = [self.base_urls]
-        unknown = set(data) - set(ModelOptions.names())
-        assert not unknown, unknown  # the fields above are ModelOptions's
+        """Return the model options the file sets, for ``load_backend`` (``ModelOptions``
+        names; lists as lists)."""
+        data = self.model_dump(exclude={"spec", "size"}, exclude_unset=True)
+        if "base_urls" in data:
+            data["base_urls"] = list(data["base_urls"])
         return data
 
 
@@ -74,26 +77,20 @@ class RunEntry(BaseModel):
         return dict(self.model_extra or {})
 
 
-class SweepOptions(BaseModel):
-    """Run options shared by every run of the sweep (bounds: ``BOUNDS``, as on the command line)."""
+class SweepOptions(RunSettings):
+    """Run options shared by every run of the sweep: the fields of ``RunSettings`` (their one
+    declaration, with the command line's bounds) that sweeps take."""
 
-    model_config = _Strict
-    scoring: Literal["generate", "logprob"] = "generate"
-    concurrency: Annotated[int, BOUNDS["concurrency"].field()] = 8
-    max_new_tokens: Annotated[int, BOUNDS["max_new_tokens"].field()] | None = None
-    temperature: Annotated[float, BOUNDS["temperature"].field()] = 0.0
-    top_logprobs: Annotated[int, BOUNDS["top_logprobs"].field()] = 5
-    seed: int | None = None
-    requests_per_minute: Annotated[float, BOUNDS["requests_per_minute"].field()] | None = None
-    tokens_per_minute: Annotated[float, BOUNDS["tokens_per_minute"].field()] | None = None
-    max_retries: Annotated[int, BOUNDS["max_retries"].field()] = 6
-    request_timeout: Annotated[float, BOUNDS["request_timeout"].field()] = 60.0
-    use_cache: bool = True
-    limit: Annotated[int, BOUNDS["limit"].field()] | None = None
-    permute: str | None = None
-    sample: Annotated[int, BOUNDS["sample"].field()] | None = None
-    max_wait: Annotated[float, BOUNDS["max_wait"].field()] = 120.0
-    max_answer_chars: Annotated[int, BOUNDS["max_answer_chars"].field()] = 200_000
+    @model_validator(mode="before")
+    @classmethod
+    def _sweep_options_only(cls, data: Any) -> Any:
+        """Options of a single command-line run (``refresh``, ``show_progress``) are refused."""
+        if isinstance(data, dict):
+            for name in data:
+                info = RunSettings.model_fields.get(name)
+                if info is not None and not cli_of(info).sweep:
+                    raise ValueError(f"{name} is not a sweep option")
+        return data
 
     def run_options(self, show_progress: bool, task: Task | None = None) -> RunOptions:
         """Return the :class:`RunOptions` these options stand for (the task's own generation

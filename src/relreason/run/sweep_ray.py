@@ -98,7 +98,7 @@ def server_key(model: ModelEntry) -> str | None:
     info = backend_info(model.spec)
     if info is None or info.free:
         return None
-    urls = model.base_urls if isinstance(model.base_urls, list) else [model.base_urls or ""]
+    urls = list(model.base_urls)
     return f"{info.kind} {' '.join(sorted(u for u in urls if u)) or 'default'}"
 
 

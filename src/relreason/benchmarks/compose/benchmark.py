@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from relreason.benchmarks.base import BenchmarkParams
-from relreason.benchmarks.compose import options
+from pydantic import Field
+
 from relreason.benchmarks.mcr.cleanup import with_cleanup
 from relreason.benchmarks.mcr.data import LANGUAGES, METHODS, MODES
-from relreason.benchmarks.mcr.style import McrStyle
+from relreason.benchmarks.mcr.style import McrReading, McrStyle
 from relreason.errors import UsageError
 from relreason.types import Task
 
@@ -18,19 +18,29 @@ if TYPE_CHECKING:
     from relreason.analysis.sections import ReportSection
 
 
-class ComposeParams(BenchmarkParams):
-    """A compose task: a language (code or long name; default: the file's, or ``en``), a method
-    (MCR's), a generated file (default: the bundled set of the language) and the reading
-    ``mode`` (robust or paper, as MCR, with its optional clean-up model)."""
+class ComposeParams(McrReading):
+    """A compose task: a language (code or long name), a method (MCR's), a generated file, and
+    how answers are read (as MCR: ``McrReading``)."""
 
-    language: str | None = None
-    method: str = "zs"
-    file: Path | None = None
-    mode: str = "robust"
-    cleanup_model: str | None = None
+    language: Annotated[
+        str | None,
+        Field(
+            description="en zh fr ja ko (default: the file's language, or en for the bundled set)."
+        ),
+    ] = None
+    method: Annotated[
+        str,
+        Field(
+            description="zs | zsc | fs | fs-english | fs-multilingual (exemplars are generated)."
+        ),
+    ] = "zs"
+    file: Annotated[
+        Path | None,
+        Field(description="A file from 'relreason generate compose' (default: the bundled set)."),
+    ] = None
 
 
-class Compose(McrStyle):
+class Compose(McrStyle[ComposeParams]):
     """Generated relation questions (kinship, position, order, quantity, identity,
     containment: MCR's six categories; 2-6 hops; five languages)."""
 
@@ -40,32 +50,28 @@ class Compose(McrStyle):
         "position, order, quantity, identity, containment; bundled, no download)"
     )
     params_model = ComposeParams
-    task_options = staticmethod(options.task_options)
-    reading_options = staticmethod(options.reading_options)
 
-    def build_task(self, params: BenchmarkParams, data_dir: Path | None = None) -> Task:
+    def build_task(self, params: ComposeParams, data_dir: Path | None = None) -> Task:
         """Return the compose task of ``params`` (``data_dir`` is not used: the data is bundled
         or named by ``file``)."""
         from relreason.benchmarks.compose.prompts import build_task
 
-        p = _compose(params)
-        task = build_task(p.language, p.method, file=p.file, mode=p.mode)
-        return with_cleanup(task, p.cleanup_model)
+        task = build_task(params.language, params.method, file=params.file, mode=params.mode)
+        return with_cleanup(task, params.cleanup_model)
 
     def grid(self) -> dict[str, list[Any]]:
         """The five languages and MCR's three paper methods."""
         return {"language": list(LANGUAGES), "method": ["zs", "fs", "zsc"]}
 
-    def run_name(self, params: BenchmarkParams) -> str:
+    def run_name(self, params: ComposeParams) -> str:
         """``compose-<language>-<method>``; for a file of your own ``compose[-<language>]-
         <method>-<file stem>`` (the language when given)."""
-        p = _compose(params)
-        if p.file is None:
-            return f"compose-{p.language or 'en'}-{p.method}"
-        language = f"-{p.language}" if p.language else ""
-        return f"compose{language}-{p.method}-{p.file.stem}"
+        if params.file is None:
+            return f"compose-{params.language or 'en'}-{params.method}"
+        language = f"-{params.language}" if params.language else ""
+        return f"compose{language}-{params.method}-{params.file.stem}"
 
-    def params_from_description(self, description: Mapping[str, Any]) -> BenchmarkParams:
+    def params_from_description(self, description: Mapping[str, Any]) -> ComposeParams:
         """The parameters of a manifest's compose description."""
         try:
             file = description.get("file")
@@ -96,12 +102,6 @@ class Compose(McrStyle):
             "domains": list(DOMAINS),
             "modes": list(MODES),
         }
-
-
-def _compose(params: BenchmarkParams) -> ComposeParams:
-    if not isinstance(params, ComposeParams):
-        raise TypeError(f"expected ComposeParams, got {type(params).__name__}")
-    return params
 
 
 BENCHMARK = Compose()

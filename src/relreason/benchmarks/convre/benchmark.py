@@ -5,14 +5,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import Field
 
 from relreason.benchmarks.base import Benchmark, BenchmarkParams, PaperFigure
-from relreason.benchmarks.convre import options
 from relreason.benchmarks.convre.files import FILES
 from relreason.benchmarks.convre.official import FAMILIES, infer_family
 from relreason.benchmarks.convre.readers import DEFAULT_FAMILY, convre_scorer, parse_reader
 from relreason.benchmarks.convre.settings import KNOBS, SETTING_IDS, TASKS, paper_setting
+from relreason.declare import Cli
 from relreason.errors import UsageError
 from relreason.types import EvalItem, Task
 
@@ -21,33 +23,95 @@ if TYPE_CHECKING:
 
 
 class ConvReParams(BenchmarkParams):
-    """A ConvRe task: paper ``setting`` (default 1), ``knobs`` overriding its values, the subset
-    and the neutral "relation R" variant; ``mode`` and ``logprob_fallback`` say how answers are
-    read (strict mode fails a run or score that leaves answers unread); ``reader`` is ``sound``
-    (default), ``official`` or ``official:FAMILY``, and every record is also read by the other
-    one; ``family`` is the official rule's model family when the reader does not name one
-    (inferred from the model by ``for_model``; default ``gpt-chat``)."""
+    """A ConvRe task: paper ``setting`` (default 1), knobs overriding its values, the subset
+    and the neutral "relation R" variant, and how answers are read (strict mode fails a run or
+    score that leaves answers unread; every record is also read by the other reader). Each
+    field is the one declaration of its option (command line, sweep files, ``evaluate``)."""
 
-    task: str
-    setting: int | None = None
-    subset: bool = False
-    neutral: bool = False
-    prompt: str | None = None
-    relation: str | None = None
-    n_shot: int | None = None
-    example_type: str | None = None
-    text_type: str | None = None
-    mode: str = "auto"
-    logprob_fallback: bool = True
-    reader: str = "sound"
-    family: str | None = None
+    task: Annotated[Literal["re2text", "text2re"], Field(description="ConvRe task.")]
+    setting: Annotated[
+        int | None,
+        Field(
+            ge=1,
+            le=12,
+            description="Paper prompt setting 1-12 (the knobs below override its values; "
+            "default 1).",
+        ),
+    ] = None
+    subset: Annotated[
+        bool, Cli(flags=("--subset",)), Field(description="The paper's 328-triple subset.")
+    ] = False
+    neutral: Annotated[
+        bool,
+        Cli(flags=("--neutral",)),
+        Field(description="Neutral relation name 'R' (paper Appendix G)."),
+    ] = False
+    prompt: Annotated[
+        str | None,
+        Field(
+            description="Knob: normal | hint | hint+cot (a hint about converse relations; "
+            "+cot: and chain of thought)."
+        ),
+    ] = None
+    relation: Annotated[
+        str | None,
+        Field(
+            description="Knob: normal | converse (the relation as usual, or defined the other way)."
+        ),
+    ] = None
+    n_shot: Annotated[
+        int | None,
+        Field(ge=0, le=10, description="Knob: worked examples before the question (0: zero-shot)."),
+    ] = None
+    example_type: Annotated[
+        str | None,
+        Field(description="Knob: hard | regular (the text variant of the few-shot examples)."),
+    ] = None
+    text_type: Annotated[
+        str | None,
+        Field(
+            description="Knob: hard | regular (the paraphrased or the unaltered test text; which "
+            "one is hard differs by task, see the table above)."
+        ),
+    ] = None
+    mode: Annotated[
+        Literal["auto", "strict"],
+        Cli(reading=True),
+        Field(
+            description="auto: an answer that cannot be read counts as wrong and is reported "
+            "apart; strict: such answers are listed and the command exits 1."
+        ),
+    ] = "auto"
+    logprob_fallback: Annotated[
+        bool,
+        Cli(reading=True),
+        Field(description="Read unclear answers from first-token log-probs (Appendix F)."),
+    ] = True
+    reader: Annotated[
+        str,
+        Cli(reading=True),
+        Field(
+            description="How answers are read: sound (default), official (the official "
+            "evaluator's rule for the model's family) or official:FAMILY (gpt-chat, gpt-text, "
+            "claude, llama2, qwen, internlm, flan-t5). Every record is also read by the other "
+            "one."
+        ),
+    ] = "sound"
+    family: Annotated[
+        str | None,
+        Cli(hidden=True),
+        Field(
+            description="The official rule's model family when the reader names none "
+            "(inferred from the model by ``for_model``; default gpt-chat)."
+        ),
+    ] = None
 
     def knobs(self) -> dict[str, Any]:
         """Return the knobs set explicitly (they override the setting's values)."""
         return {k: getattr(self, k) for k in KNOBS if getattr(self, k) is not None}
 
 
-class ConvRe(Benchmark):
+class ConvRe(Benchmark[ConvReParams]):
     """ConvRe (Qi et al., EMNLP 2023): converse relations, tasks re2text and text2re."""
 
     name = "convre"
@@ -56,30 +120,25 @@ class ConvRe(Benchmark):
     files = FILES
     reference_table = "paper_table9.csv"
     drill_label = "relation"
-    task_options = staticmethod(options.task_options)
-    reading_options = staticmethod(options.reading_options)
 
-    def build_task(self, params: BenchmarkParams, data_dir: Path | None = None) -> Task:
+    def build_task(self, params: ConvReParams, data_dir: Path | None = None) -> Task:
         """Return the ConvRe task of ``params`` (see ``relreason.benchmarks.convre.prompts``)."""
         from relreason.benchmarks.convre.prompts import build_task
 
-        p = _convre(params)
-        if p.mode not in ("auto", "strict"):
-            raise UsageError(f"unknown ConvRe mode {p.mode!r}; valid: auto, strict")
-        base = paper_setting(p.task, p.setting if p.setting is not None else 1)
-        knobs = p.knobs()
+        base = paper_setting(params.task, params.setting if params.setting is not None else 1)
+        knobs = params.knobs()
         chosen = dataclasses.replace(base, **knobs) if knobs else base
         task = build_task(
-            p.task,
+            params.task,
             chosen,
-            subset=p.subset,
-            neutral=p.neutral,
+            subset=params.subset,
+            neutral=params.neutral,
             data_dir=data_dir,
-            logprob_fallback=p.logprob_fallback,
+            logprob_fallback=params.logprob_fallback,
         )
-        sound = convre_scorer("sound", cot=chosen.cot, logprob_fallback=p.logprob_fallback)
-        kind, named = parse_reader(p.reader)
-        family = named or p.family or DEFAULT_FAMILY
+        sound = convre_scorer("sound", cot=chosen.cot, logprob_fallback=params.logprob_fallback)
+        kind, named = parse_reader(params.reader)
+        family = named or params.family or DEFAULT_FAMILY
         official = convre_scorer("official", cot=chosen.cot, family=family)
         official_name = f"official:{family}"
         description = dict(task.description)
@@ -87,7 +146,7 @@ class ConvRe(Benchmark):
             description["reader"] = official_name
         return dataclasses.replace(
             task,
-            strict=p.mode == "strict",
+            strict=params.mode == "strict",
             description=description,
             scorer=official if kind == "official" else sound,
             reader=official_name if kind == "official" else "sound",
@@ -95,14 +154,13 @@ class ConvRe(Benchmark):
             alt_reader="sound" if kind == "official" else official_name,
         )
 
-    def for_model(self, params: BenchmarkParams, spec: str, api: str = "chat") -> BenchmarkParams:
+    def for_model(self, params: ConvReParams, spec: str, api: str = "chat") -> ConvReParams:
         """Fill in the official family from the model spec when it is clear (``anthropic:``
         -> claude, flan-t5, llama-2, qwen, internlm names, ``--api completions`` -> gpt-text)."""
-        p = _convre(params)
-        if p.family is not None:
-            return p
+        if params.family is not None:
+            return params
         inferred = infer_family(spec, api=api)
-        return p if inferred is None else p.model_copy(update={"family": inferred})
+        return params if inferred is None else params.model_copy(update={"family": inferred})
 
     def grid(self) -> dict[str, list[Any]]:
         """Both tasks, the 12 paper settings, the full set, normal relation names."""
@@ -113,18 +171,17 @@ class ConvRe(Benchmark):
             "neutral": [False],
         }
 
-    def run_name(self, params: BenchmarkParams) -> str:
+    def run_name(self, params: ConvReParams) -> str:
         """``convre-<task>-s<NN>`` (or ``-custom-<knobs>``), ``-subset``, ``-neutral``."""
-        p = _convre(params)
-        if p.knobs():
-            base = paper_setting(p.task, p.setting or 1)
-            slug = dataclasses.replace(base, **p.knobs()).slug()
-            name = f"convre-{p.task}-custom-{slug}"
+        if params.knobs():
+            base = paper_setting(params.task, params.setting or 1)
+            slug = dataclasses.replace(base, **params.knobs()).slug()
+            name = f"convre-{params.task}-custom-{slug}"
         else:
-            name = f"convre-{p.task}-s{int(p.setting or 1):02d}"
-        return name + ("-subset" if p.subset else "") + ("-neutral" if p.neutral else "")
+            name = f"convre-{params.task}-s{int(params.setting or 1):02d}"
+        return name + ("-subset" if params.subset else "") + ("-neutral" if params.neutral else "")
 
-    def params_from_description(self, description: Mapping[str, Any]) -> BenchmarkParams:
+    def params_from_description(self, description: Mapping[str, Any]) -> ConvReParams:
         """The parameters of a manifest's ConvRe description (its knobs given explicitly)."""
         try:
             knobs = {k: description[k] for k in KNOBS if k in description}
@@ -192,12 +249,6 @@ class ConvRe(Benchmark):
             "modes": ["auto", "strict"],
             "readers": ["sound", "official", *(f"official:{f}" for f in FAMILIES)],
         }
-
-
-def _convre(params: BenchmarkParams) -> ConvReParams:
-    if not isinstance(params, ConvReParams):
-        raise TypeError(f"expected ConvReParams, got {type(params).__name__}")
-    return params
 
 
 BENCHMARK = ConvRe()

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from relreason.benchmarks.base import BenchmarkParams, PaperFigure
-from relreason.benchmarks.mcr import options
+from pydantic import Field
+
+from relreason.benchmarks.base import PaperFigure
 from relreason.benchmarks.mcr.cleanup import (
     with_cleanup,
 )
 from relreason.benchmarks.mcr.data import CATEGORIES, LANGUAGES, METHODS, MODES
 from relreason.benchmarks.mcr.files import FILES
-from relreason.benchmarks.mcr.style import McrStyle
+from relreason.benchmarks.mcr.style import McrReading, McrStyle
 from relreason.errors import UsageError
 from relreason.types import Task
 
@@ -24,18 +25,19 @@ PAPER_METHODS = {"ZS": "zs", "5-shot": "fs", "ZSC": "zsc"}
 """Table 4's method names -> relreason's."""
 
 
-class McrParams(BenchmarkParams):
+class McrParams(McrReading):
     """An MCR task: a language (code or long name), a method, optional exemplars (a file of
-    your own for the few-shot methods) and the reading ``mode`` (robust or paper)."""
+    your own for the few-shot methods), and how answers are read (``McrReading``)."""
 
-    language: str
-    method: str
-    exemplars: Path | None = None
-    mode: str = "robust"
-    cleanup_model: str | None = None
+    language: Annotated[str, Field(description="en zh fr ja ko (or english, chinese, ...).")]
+    method: Annotated[str, Field(description="zs | zsc | fs | fs-english | fs-multilingual")]
+    exemplars: Annotated[
+        Path | None,
+        Field(description="Your own exemplar file (same keys as the official one)."),
+    ] = None
 
 
-class Mcr(McrStyle):
+class Mcr(McrStyle[McrParams]):
     """MCR (multilingual compositional relations): five languages, zero-/few-shot, zero-shot CoT."""
 
     name = "mcr"
@@ -44,29 +46,29 @@ class Mcr(McrStyle):
     files = FILES
     reference_table = "paper_table4.csv"
     drill_label = "categories"
-    task_options = staticmethod(options.task_options)
-    reading_options = staticmethod(options.reading_options)
 
-    def build_task(self, params: BenchmarkParams, data_dir: Path | None = None) -> Task:
+    def build_task(self, params: McrParams, data_dir: Path | None = None) -> Task:
         """Return the MCR task of ``params`` (see ``relreason.benchmarks.mcr.prompts``)."""
         from relreason.benchmarks.mcr.prompts import build_task
 
-        p = _mcr(params)
         task = build_task(
-            p.language, p.method, mode=p.mode, data_dir=data_dir, exemplars=p.exemplars
+            params.language,
+            params.method,
+            mode=params.mode,
+            data_dir=data_dir,
+            exemplars=params.exemplars,
         )
-        return with_cleanup(task, p.cleanup_model)
+        return with_cleanup(task, params.cleanup_model)
 
     def grid(self) -> dict[str, list[Any]]:
         """The five languages and the paper's three methods (Table 4)."""
         return {"language": list(LANGUAGES), "method": ["zs", "fs", "zsc"]}
 
-    def run_name(self, params: BenchmarkParams) -> str:
+    def run_name(self, params: McrParams) -> str:
         """``mcr-<language>-<method>``."""
-        p = _mcr(params)
-        return f"mcr-{p.language}-{p.method}"
+        return f"mcr-{params.language}-{params.method}"
 
-    def params_from_description(self, description: Mapping[str, Any]) -> BenchmarkParams:
+    def params_from_description(self, description: Mapping[str, Any]) -> McrParams:
         """The parameters of a manifest's MCR description."""
         try:
             path = description.get("exemplars_path")
@@ -118,12 +120,6 @@ class Mcr(McrStyle):
             "categories": list(CATEGORIES),
             "modes": list(MODES),
         }
-
-
-def _mcr(params: BenchmarkParams) -> McrParams:
-    if not isinstance(params, McrParams):
-        raise TypeError(f"expected McrParams, got {type(params).__name__}")
-    return params
 
 
 BENCHMARK = Mcr()

@@ -5,13 +5,49 @@ method."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any, Literal, TypeVar
 
-from relreason.benchmarks.base import Benchmark
+from pydantic import Field, field_validator
+
+from relreason.benchmarks.base import Benchmark, BenchmarkParams
+from relreason.declare import Cli
 from relreason.types import EvalItem
 
 
-class McrStyle(Benchmark):
+class McrReading(BenchmarkParams):
+    """How MCR-style answers are read: the reading ``mode`` and its optional clean-up model
+    (the parameters MCR and compose share)."""
+
+    mode: Annotated[
+        Literal["robust", "paper"],
+        Cli(reading=True),
+        Field(
+            description="robust: a sound reader of explicit answers in five languages; paper: "
+            "the official rule (the first capital A-G anywhere in the output)."
+        ),
+    ] = "robust"
+    cleanup_model: Annotated[
+        str | None,
+        Cli(reading=True),
+        Field(
+            description="Paper reading: ask this model (a model spec) the official clean-up "
+            "question where the paper's rule finds no letter or several, as the paper did "
+            "(it used openai:gpt-4o-mini-2024-07-18)."
+        ),
+    ] = None
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _any_case(cls, value: Any) -> Any:
+        """``Paper`` or `` robust `` name a mode too."""
+        return value.strip().lower() if isinstance(value, str) else value
+
+
+R = TypeVar("R", bound=McrReading)
+"""The parameter model of an MCR-style benchmark."""
+
+
+class McrStyle(Benchmark[R]):
     """A benchmark whose items are MCR-style lettered multiple-choice questions."""
 
     def reorder(self, item: EvalItem, order: tuple[int, ...]) -> EvalItem:

@@ -1,0 +1,134 @@
+"""The run options a user sets, declared once: ``RunSettings``.
+
+Each field is one option by the one name it has everywhere: its type, default, bounds and
+help. The command line's run options (``relreason run NAME``), a sweep file's ``options``
+(:data:`SweepOptions`, generated from the fields marked for sweeps), the keywords of
+``relreason.evaluate`` and the bounds ``RunOptions.validate`` checks (``BOUNDS``) all come from
+it; ``run_options_from`` turns the values into the runner's ``RunOptions``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from relreason.declare import Cli
+
+
+class RunSettings(BaseModel):
+    """How to run, as a user says it (``RunOptions`` is what the runner is given)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    scoring: Annotated[
+        Literal["generate", "logprob"],
+        Cli(flags=("--scoring",)),
+        Field(
+            description="generate: the model writes its answer and it is read from the text "
+            "(as in the papers); logprob: the log-likelihood of each choice letter after the "
+            "prompt."
+        ),
+    ] = "generate"
+    max_new_tokens: Annotated[
+        int | None,
+        Field(ge=1, description="Default: the setting's own (32, or 256 for CoT)."),
+    ] = None
+    temperature: Annotated[
+        float,
+        Field(
+            ge=0,
+            allow_inf_nan=False,
+            description="Sampling temperature (0: greedy, as in the papers).",
+        ),
+    ] = 0.0
+    top_logprobs: Annotated[
+        int,
+        Field(
+            ge=0, le=20, description="Alternatives kept for the first generated token (in records)."
+        ),
+    ] = 5
+    concurrency: Annotated[
+        int, Field(ge=1, description="Requests (or local batches) in flight at once.")
+    ] = 8
+    requests_per_minute: Annotated[
+        float | None,
+        Cli(flags=("--rpm", "--requests-per-minute")),
+        Field(gt=0, allow_inf_nan=False, description="Requests per minute."),
+    ] = None
+    tokens_per_minute: Annotated[
+        float | None,
+        Cli(flags=("--tpm", "--tokens-per-minute")),
+        Field(gt=0, allow_inf_nan=False, description="Tokens per minute."),
+    ] = None
+    max_retries: Annotated[
+        int,
+        Field(
+            ge=0,
+            description="Retries of a request that failed transiently (429, 5xx, time-out), "
+            "with backoff; then the item is recorded as failed.",
+        ),
+    ] = 6
+    request_timeout: Annotated[
+        float,
+        Field(
+            ge=0.1,
+            allow_inf_nan=False,
+            description="Seconds before one API request is abandoned (and retried).",
+        ),
+    ] = 60.0
+    max_wait: Annotated[
+        float,
+        Field(
+            ge=0.1,
+            allow_inf_nan=False,
+            description="Longest single wait in s (Retry-After, rate limits).",
+        ),
+    ] = 120.0
+    max_answer_chars: Annotated[
+        int,
+        Field(ge=1, description="Longer answers are cut and their item recorded as failed."),
+    ] = 200_000
+    use_cache: Annotated[
+        bool,
+        Cli(flags=("--cache/--no-cache",)),
+        Field(
+            description="Reuse and store responses in the response cache "
+            "($RELREASON_CACHE_DIR/cache.sqlite3)."
+        ),
+    ] = True
+    refresh: Annotated[
+        bool,
+        Cli(flags=("--refresh",), sweep=False),
+        Field(description="Ask the model again even when the cache has an answer (and store it)."),
+    ] = False
+    limit: Annotated[
+        int | None, Cli(flags=("--limit",)), Field(ge=1, description="Only the first N items.")
+    ] = None
+    permute: Annotated[
+        str | None,
+        Cli(flags=("--permute",)),
+        Field(
+            description="Ask each item under several option orders (the gold follows its "
+            "option): cyclic | reverse | all | N (N orders, the original and N-1 random ones)."
+        ),
+    ] = None
+    sample: Annotated[
+        int | None,
+        Cli(flags=("--sample",)),
+        Field(
+            ge=1,
+            description="A seeded sample of N items, stratified by relation/category (partial "
+            "run).",
+        ),
+    ] = None
+    seed: Annotated[
+        int | None,
+        Cli(default=0),
+        Field(description="Seed of the retry jitter and of sampling, where a backend takes one."),
+    ] = None
+    show_progress: Annotated[
+        bool,
+        Cli(flags=("--progress/--no-progress",), default=True, sweep=False),
+        Field(description="Show a progress display."),
+    ] = False
