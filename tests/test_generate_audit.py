@@ -15,6 +15,7 @@ from relreason.generate.audit import audit, audit_items, table
 from relreason.generate.cli import generate_app
 from relreason.generate.compose import ComposeOptions, compose
 from relreason.generate.default import default_path
+from relreason.generate.heuristics import parts
 from relreason.generate.lexicon import LANGUAGES
 from relreason.generate.records import write_items
 
@@ -47,6 +48,7 @@ def test_the_shipped_set_gives_no_heuristic_an_edge(language: str) -> None:
         "longest option",
         "never Uncertain",
         "all ties -> same (order)",
+        "premises in parts -> Uncertain",
     }
 
 
@@ -97,3 +99,32 @@ def test_cli_table_json_and_exit_codes(tmp_path: Path, fresh: list[dict[str, Any
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps([{"question": "?"}]), encoding="utf-8")
     assert runner.invoke(generate_app, ["audit", str(broken)]).exit_code != 0
+
+
+def _head_part(item: dict[str, Any]) -> list[list[str]]:
+    """The premises linked to the person (or colour) asked about (the test's own walk)."""
+    seen, grew = {item["query"][0]}, True
+    while grew:
+        grew = False
+        for a, relation, b in item["premises"]:
+            if relation != "has" and (a in seen) != (b in seen):
+                seen |= {a, b}
+                grew = True
+    return [p for p in item["premises"] if p[0] in seen]
+
+
+def test_premises_in_parts_tell_nothing_and_a_lone_chain_is_caught(
+    fresh: list[dict[str, Any]],
+) -> None:
+    quantity = [item for item in fresh if item["domain"] == "quantity"]
+    assert quantity and all(parts(item) == 2 for item in quantity)  # determined or not
+    assert parts({"premises": [["A", "more:2", "B"], ["C", "has", "4"]]}) == 2  # a lone count
+    assert parts({"premises": [["A", "more:2", "B"], ["B", "has", "4"]]}) == 1
+    planted = copy.deepcopy(quantity)
+    for item in planted:  # determined items lose their distractor path: one chain again
+        if item["answer"] != "uncertain":
+            item["premises"] = _head_part(item)
+    rows = {row.heuristic: row for row in audit_items(planted).rows}
+    assert not rows["premises in parts -> Uncertain"].holds_chance
+    assert rows["premises in parts -> Uncertain"].accuracy > 0.4
+    assert rows["always Uncertain"].holds_chance  # the answers themselves did not change

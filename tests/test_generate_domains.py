@@ -167,18 +167,65 @@ def _brute_rates(
     return found
 
 
+def _linked(premises: list[tuple[str, str, str]], start: str) -> set[str]:
+    """The entities a chain of premises links to ``start`` (the test's own walk)."""
+    seen, grew = {start}, True
+    while grew:
+        grew = False
+        for a, _, b in premises:
+            if (a in seen) != (b in seen):
+                seen |= {a, b}
+                grew = True
+    return seen
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**31), linked=st.booleans())
 def test_exchange_solver_equals_every_small_world(seed: int, linked: bool) -> None:
     chain = units.chain(random.Random(seed), 2, "determined" if linked else "uncertain")
     assert chain.query is not None
     head, _, tail = chain.query
-    solved = solve(list(chain.premises), chain.query)
-    found = _brute_rates(list(chain.premises), head, tail, 26 if linked else 11)
-    if linked:
-        assert {Fraction(x) for x in solved} == found  # values up to 25 reach every rate
+    premises = list(chain.premises)
+    solved = solve(premises, chain.query)
+    part = _linked(premises, head)
+    assert len(premises) == 2 and (tail in part) == linked  # two parts; the tail in head's or not
+    if linked:  # values up to 25 reach every rate; the other part's values do not matter
+        found = _brute_rates([p for p in premises if p[0] in part], head, tail, 26)
+        assert {Fraction(x) for x in solved} == found
     else:
+        found = _brute_rates(premises, head, tail, 11)
         assert len(solved) == 2 and len(found) > 1
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31), size=st.integers(2, 3), counts=st.integers(0, 3))
+def test_quantity_solver_on_two_parts_equals_every_small_count(
+    seed: int, size: int, counts: int
+) -> None:
+    """Two parts: E0's (``size`` people) and the rest; counts bit 1: one given in E0's part,
+    bit 2 (or a part of one person): one given in the other part."""
+    rng = random.Random(seed)
+    premises = []
+    pairs = [(a, b) for a, b in _tree(rng, size)]
+    rest = [f"E{i}" for i in range(size, 4)]
+    pairs += [(rest[i], rest[rng.randrange(i)]) for i in range(1, len(rest))]
+    for a, b in pairs:
+        kind = rng.choice(("more", "fewer", "times", "part"))
+        k = rng.randint(2, 4) if kind in ("times", "part") else rng.randint(2, 9)
+        premises.append((a, f"{kind}:{k}", b))
+    anchored = bool(counts & 1)
+    if anchored:
+        premises.append((f"E{rng.randrange(size)}", "has", str(rng.randint(0, 12))))
+    if counts & 2 or len(rest) == 1:
+        premises.append((rng.choice(rest), "has", str(rng.randint(0, 12))))
+    found = _brute_coins(premises, "E0", 16)  # every world with counts below 16
+    solved = solve(premises, ("E0", "?", "coins"))
+    if found:  # a world exists: the solver finds the head's count, or two when open
+        assert len(solved) == (1 if anchored else 2)
+        if anchored:
+            assert found == solved
+    if not solved:  # the solver finds no world: there is none
+        assert not found
 
 
 def test_quantity_examples() -> None:
@@ -214,9 +261,11 @@ def test_answers_are_spread_and_every_item_proved(language: str) -> None:
 
 
 def _corrupted(item: dict[str, Any]) -> dict[str, Any]:
-    """The item with its first premise's relation turned (the fact changes), re-worded."""
+    """The item with a premise naming the head (else the first) turned (the fact changes),
+    re-worded."""
     changed = copy.deepcopy(item)
-    for premise in changed["premises"]:
+    head = item["query"][0]  # quantity: the head's own premise (another part's does not matter)
+    for premise in sorted(changed["premises"], key=lambda p: head not in p):
         relation = premise[1]
         turned = {"is": "is_not", "is_not": "is", "inside": "holds", "holds": "inside"}.get(
             relation, quantity.converse(relation)

@@ -199,6 +199,38 @@ def all_ties(item: Item) -> set[int] | None:
     return _names(item, (same,))
 
 
+_UNLINKING = frozenset({"has", "sex"})
+"""Premise relations that state something of one entity (a count, a sex) and link no other."""
+
+
+def parts(item: Item) -> int:
+    """Return how many parts the premises fall into: entities linked by a relational premise
+    are in one part; one named only by a count (or a sex) is a part of its own."""
+    owner: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while owner.setdefault(x, x) != x:
+            x = owner[x]
+        return x
+
+    for a, relation, b in item["premises"]:
+        root(a)
+        if relation not in _UNLINKING:
+            owner[root(a)] = root(b)
+    return len({root(x) for x in list(owner)})
+
+
+def split_premises(item: Item) -> set[int] | None:
+    """ "Uncertain" when the premises fall into parts not linked to each other (a count given
+    for a person no other premise names, a chain cut in two), else strike "Uncertain" out."""
+    unsure = _uncertain_index(item)
+    if unsure is None:
+        return None
+    if parts(item) > 1:
+        return {unsure}
+    return set(range(len(item["options"]))) - {unsure}
+
+
 def position(k: int) -> Heuristic:
     """Return the heuristic "always option k" (0-based; abstains on shorter items)."""
 
@@ -255,4 +287,5 @@ def battery(max_options: int = 4) -> dict[str, Heuristic]:
     rules["longest option"] = longest_option
     rules["shortest option"] = shortest_option
     rules["all ties -> same (order)"] = all_ties
+    rules["premises in parts -> Uncertain"] = split_premises
     return rules

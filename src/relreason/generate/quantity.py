@@ -6,9 +6,10 @@ B)`` "A has k times as many coins as B", ``(A, part:k, B)`` "A has 1/k of B's co
 3, 4: half, a third, a quarter), and ``(A, has, n)`` "A has n coins". World model: everyone
 has a whole number of coins, zero or more. The query ``[A, "?", "coins"]`` asks how many A
 has; the answer is that number when the premises fix it, else ``uncertain``. Numbers are exact
-(``fractions.Fraction``). The relational premises form a tree; the solver propagates from
-each count given along it, and where no count reaches the person asked about it finds two
-worlds (two whole-number solutions) in which their counts differ.
+(``fractions.Fraction``). The relational premises form a forest (generated items: two paths,
+the count given in one of them); the solver propagates from each count given along its part,
+and where no count reaches the person asked about it finds two worlds (two whole-number
+solutions) in which their counts differ.
 """
 
 from __future__ import annotations
@@ -156,37 +157,64 @@ def _whole(counts: Mapping[str, Fraction]) -> bool:
     return all(v.denominator == 1 and v >= 0 for v in counts.values())
 
 
+def _parts(premises: Sequence[Triple], head: str) -> list[set[str]]:
+    """Return the people the premises link, part by part (the head's first)."""
+    links = _links(premises)
+    nodes = set(links) | {head}
+    found: list[set[str]] = []
+    for start in [head, *sorted(nodes)]:
+        if not any(start in part for part in found):
+            found.append(set(values(premises, start, Fraction(0))))
+    edges = sum(1 for p in premises if p[1] != "has")
+    if edges != len(nodes) - len(found):
+        raise SolverError("the relational premises must form a forest (no one linked twice)")
+    return found
+
+
+def _worlds(premises: Sequence[Triple], start: str, wanted: int) -> list[dict[str, Fraction]]:
+    """Return up to ``wanted`` whole-number worlds of ``start``'s part, ``start`` differing."""
+    found: list[dict[str, Fraction]] = []
+    for v in range(_SEARCH):
+        counts = values(premises, start, Fraction(v))
+        if _whole(counts):
+            found.append(counts)
+            if len(found) == wanted:
+                break
+    return found
+
+
 def solve(premises: Sequence[Triple], query: Sequence[str]) -> frozenset[str]:
     """Return the counts the head can have: one when determined, two worlds' when not, none
     when the premises contradict each other (or allow no whole numbers); exchange rates: how
-    many tail tokens one head token is worth (``units``)."""
+    many tail tokens one head token is worth (``units``).
+
+    The relational premises form a forest: each part is fixed by a count given in it, or free
+    (then some whole-number world must exist for it); the head's part decides the answer."""
     if len(query) == 3 and frame_of(premises) == "exchange":
         return units.solve(premises, query)
     if len(query) != 3 or query[1] != "?" or query[2] != UNKNOWN:
         raise SolverError(f"a query is [person, '?', 'coins'], got {list(query)!r}")
     head = query[0]
-    nodes = {a for a, v in _links(premises).items() if v} | {head}
-    edges = sum(1 for p in premises if p[1] != "has")
-    reached = values(premises, head, Fraction(0))
-    if edges != len(nodes) - 1 or not nodes <= set(reached):
-        raise SolverError("the relational premises must form a tree holding the person asked")
     given = [(a, n) for a, r, n in premises if r == "has"]
     if not all(n.isdigit() for _, n in given):
         raise SolverError("a count must be a whole number")
-    linked = [(a, Fraction(int(n))) for a, n in given if a in reached]
-    if linked:
-        counts = values(premises, linked[0][0], linked[0][1])
-        if not _whole(counts) or any(counts[a] != n for a, n in linked):
-            return frozenset()
-        return frozenset({str(counts[head])})
-    found: set[str] = set()
-    for v in range(_SEARCH):
-        counts = values(premises, head, Fraction(v))
-        if _whole(counts):
-            found.add(str(counts[head]))
-            if len(found) == 2:
-                break
-    return frozenset(found)
+    if not any(head in (a, b) for a, _, b in premises):
+        raise SolverError(f"no premise names {head!r}")
+    answer: frozenset[str] = frozenset()
+    for i, part in enumerate(_parts(premises, head)):
+        linked = [(a, Fraction(int(n))) for a, n in given if a in part]
+        if linked:
+            counts = values(premises, linked[0][0], linked[0][1])
+            if not _whole(counts) or any(counts[a] != n for a, n in linked):
+                return frozenset()
+            worlds = [counts]
+        else:
+            worlds = _worlds(premises, head, 2) if i == 0 else _worlds(premises, min(part), 1)
+            if not worlds:
+                return frozenset()
+        if i == 0:
+            answer = frozenset(str(world[head]) for world in worlds)
+    return answer
 
 
 def _steps(rng: random.Random, target: int) -> tuple[str, int]:
@@ -199,24 +227,36 @@ def _steps(rng: random.Random, target: int) -> tuple[str, int]:
             return f"{kind}:{k}", int(value)
 
 
-def chain(rng: random.Random, hops: int, want: str) -> Chain:
-    """Return a chain of exchange rates (``units``, half the time) or of coin counts P0 .. Pn
-    with a count given for Pn (or, ``uncertain``, for a person off it), from whole numbers."""
-    if rng.random() < 0.5:
-        return units.chain(rng, hops, want)
-    count = first = rng.randint(2, 40)
+def _path(rng: random.Random, names: Sequence[str], count: int) -> list[Triple]:
+    """Return premises linking ``names`` in a path, the last one having ``count`` coins, the
+    others whole numbers too (each premise stated from either person)."""
     premises: list[Triple] = []
-    for i in range(hops, 0, -1):
+    for i in range(len(names) - 1, 0, -1):
         relation, new = _steps(rng, count)
-        a, b = f"P{i - 1}", f"P{i}"
+        a, b = names[i - 1], names[i]
         turned = converse(relation)
         assert turned is not None
         premises.append((b, turned, a) if rng.random() < 0.5 else (a, relation, b))
         count = new
-    holder = f"P{hops + 1}" if want == "uncertain" else f"P{hops}"
-    premises.append((holder, "has", str(rng.randint(2, 40) if want == "uncertain" else first)))
-    people = {x for a, r, b in premises for x in ((a,) if r == "has" else (a, b))}
-    sexes = {p: rng.choice(("M", "F")) for p in sorted(people)}
+    return premises
+
+
+def chain(rng: random.Random, hops: int, want: str) -> Chain:
+    """Return a chain of exchange rates (``units``, half the time) or of coin counts: two paths
+    of ``hops`` premises in all, P0 .. Pk and Pk+1 .. Pn+1, from whole numbers, with a count
+    given at the far end of P0's path (or, ``uncertain``, at an end of the other path)."""
+    if rng.random() < 0.5:
+        return units.chain(rng, hops, want)
+    first = rng.randint(1, hops - 1)  # both paths' lengths drawn alike
+    people = [f"P{i}" for i in range(hops + 2)]
+    mine, other = people[: first + 1], people[first + 1 :]
+    if rng.random() < 0.5:
+        other.reverse()
+    counts = (rng.randint(2, 40), rng.randint(2, 40))
+    premises = _path(rng, mine, counts[0]) + _path(rng, other, counts[1])
+    holder, count = (other[-1], counts[1]) if want == "uncertain" else (mine[-1], counts[0])
+    premises.append((holder, "has", str(count)))
+    sexes = {p: rng.choice(("M", "F")) for p in people}
     return Chain(shuffled(rng, premises), sexes, "coins", query=("P0", "?", UNKNOWN))
 
 

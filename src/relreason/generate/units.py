@@ -6,11 +6,13 @@ tokens are worth one B token" (the converse), k = 2..5. World model: all tokens 
 have the same positive value (the scene sentence says so). The query ``[A, "?", B]`` asks how
 many B tokens one A token is worth: the product of the ratios along the chain, exact
 (``fractions.Fraction``, written ``3`` or ``3/4``); ``uncertain`` when no chain of premises
-links A to B (their values are then free: the solver gives two worlds' answers).
+links A to B (their values are then free: the solver gives two worlds' answers). Generated
+items: two paths of rates, the question asking within one path or across the two.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -191,25 +193,33 @@ def solve(premises: Sequence[Triple], query: Sequence[str]) -> frozenset[str]:
     return frozenset({"1", "2"})  # unlinked: one head token may be worth anything
 
 
-def chain(rng: random.Random, hops: int, want: str) -> Chain:
-    """Return a chain of exchange rates from P0 to Pn (``uncertain``: one link of the path cut
-    and a new colour hung on one of its ends instead, so the count of premises stays ``hops``)."""
+def _path(rng: random.Random, names: Sequence[str]) -> list[Triple]:
+    """Return rates linking ``names`` in a path, each between tokens of whole values."""
     value = rng.choice((12, 24, 36, 60, 120))
     path: list[Triple] = []
-    for i in range(hops):
+    for a, b in itertools.pairwise(names):
         while True:
             k = rng.randint(2, 5)
             up = rng.random() < 0.5
             new = value * k if up else Fraction(value, k)
             if new.denominator == 1 and 1 <= new <= 600:
                 break
-        relation = f"worth:{k}" if not up else f"per:{k}"  # value(Pi) vs value(Pi+1)
-        path.append((f"P{i}", relation, f"P{i + 1}"))
+        relation = f"worth:{k}" if not up else f"per:{k}"  # value(a) vs value(b)
+        path.append((a, relation, b))
         value = int(new)
-    if want == "uncertain":
-        cut = rng.randrange(hops)
-        _, relation, _ = path[cut]
-        ends = [cut] if cut == 0 else [cut + 1] if cut == hops - 1 else [cut, cut + 1]
-        path[cut] = (f"P{hops + 1}", relation, f"P{rng.choice(ends)}")  # both ends still named
+    return path
+
+
+def chain(rng: random.Random, hops: int, want: str) -> Chain:
+    """Return ``hops`` exchange rates forming two paths, P0 .. Pk and Pk+1 .. Pn+1 (each at
+    least one rate, their lengths drawn alike); the question asks from P0 to the far end of its
+    own path, or (``uncertain``) to an end of the other path, which no rate links to it."""
+    first = rng.randint(1, hops - 1)
+    colours = [f"P{i}" for i in range(hops + 2)]
+    mine, other = colours[: first + 1], colours[first + 1 :]
+    if rng.random() < 0.5:
+        other.reverse()
+    tail = other[-1] if want == "uncertain" else mine[-1]
+    path = _path(rng, mine) + _path(rng, other)
     premises = [(b, str(converse(r)), a) if rng.random() < 0.5 else (a, r, b) for a, r, b in path]
-    return Chain(shuffled(rng, premises), {}, "exchange", query=("P0", "?", f"P{hops}"))
+    return Chain(shuffled(rng, premises), {}, "exchange", query=("P0", "?", tail))
