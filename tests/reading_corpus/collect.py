@@ -74,7 +74,8 @@ def main() -> None:
     ids: set[str] = set()
     for out in map(Path, sys.argv[1:]):
         for model_dir in sorted(p for p in out.iterdir() if p.is_dir()):
-            model = model_dir.name.removeprefix("openai_").removeprefix("openai-")
+            name = model_dir.name.removeprefix("openai_").removeprefix("openai-")
+            model = name.removesuffix(".gguf")
             for folder in sorted(p for p in model_dir.iterdir() if (p / "records.jsonl").exists()):
                 for row in folder_rows(folder, model):
                     key = (row["benchmark"], row["language"], row["setting"].split("-")[0])
