@@ -319,6 +319,19 @@ def test_cot_object_round_trips(thought: str, letter: str) -> None:
     assert extract_convre(f"```json\n{json.dumps(obj)}\n```", TEXT2RE, cot=True)[0] == letter
 
 
+@given(st.sampled_from("ABCDEF"), st.lists(st.sampled_from("ABCDEF"), min_size=1, max_size=4))
+def test_a_first_line_of_labels_only_is_no_answer(first: str, rest: list[str]) -> None:
+    line = " ".join(f"({x})" for x in [first, *rest])
+    assert extract_convre(f"{line}\nAnswer: {line}", RE2TEXT, cot=False) == (None, "none")
+
+
+@given(st.sampled_from("AB"), st.sampled_from(["?", "x", "anthony fauci"]))
+def test_a_letter_opening_a_made_up_triple_is_no_answer(letter: str, entity: str) -> None:
+    output = f"The answer is ({letter}, works for, {entity})."
+    assert extract_convre(output, TEXT2RE, cot=False) == (None, "none")
+    assert extract_convre(f"The answer is ({letter}).", TEXT2RE, cot=False)[0] == letter
+
+
 @given(st.text(max_size=300), st.booleans(), st.booleans())
 def test_scorer_never_raises_on_arbitrary_text(text: str, cot: bool, fallback: bool) -> None:
     response = Response(text=text, top_logprobs=({" A": -1.0, " B": -2.0},))

