@@ -133,7 +133,7 @@ def _as_the_run_did(bench: Benchmark, params: Any, responses: Path) -> Any:
 
 def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool) -> None:
     from relreason.files import atomic_write_text
-    from relreason.records import format_summary, record_line, summarize
+    from relreason.records import Record, format_summary, record_line, summarize
     from relreason.records.responses import read_responses, score_responses
     from relreason.run.context import task_context
     from relreason.run.verdict import verdict
@@ -143,8 +143,9 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
     if task.follow_up is not None:
         _follow_up_scored(task, records)
     atomic_write_text(out, "".join(record_line(r) for r in records))
+    typed = [Record.from_json(r) for r in records]
     summary = summarize(
-        records,
+        typed,
         out_dir=out,
         task=task.name,
         model=str(responses_path),
@@ -152,7 +153,7 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
         complete=len(records) == len(task.items),
         group_by=task.group_by or None,
     )
-    summary.context = task_context(task, records)
+    summary.context = task_context(task, typed)
     summary.out_is_file = True
     said = verdict(summary, None, None)
     if said is not None:

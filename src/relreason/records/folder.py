@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from relreason.errors import DataError, UsageError
 from relreason.files import atomic_write_text
-from relreason.records.record import VOLATILE_RECORD_FIELDS
+from relreason.records.record import VOLATILE_RECORD_FIELDS, Record
 from relreason.redact import scrub_secrets
 from relreason.untrusted import clean_line
 
@@ -131,6 +131,16 @@ def load_records(path: Path, *, repair: bool = False) -> dict[int, dict[str, Any
         with open(file, "r+b") as handle:
             handle.truncate(keep)
     return records
+
+
+def load_typed_records(path: Path) -> dict[int, Record]:
+    """Return the records of the run folder ``path`` by index as typed :class:`Record` values
+    (any format version: a field an older version did not write takes its default).
+
+    Reads as :func:`load_records` does: a torn last line dropped, ``DataError`` naming the
+    file and line for a malformed one; keys no record field has are not kept.
+    """
+    return {index: Record.from_json(data) for index, data in load_records(path).items()}
 
 
 def _parses(line: bytes) -> bool:

@@ -35,6 +35,7 @@ from relreason.records import (
     RECORDS,
     SUMMARY,
     Manifest,
+    Record,
     RecordWriter,
     RunSummary,
     format_summary,
@@ -205,8 +206,9 @@ async def _run_locked(
     if stop is None:
         with contextlib.suppress(UsageError):
             write_sorted_records(out_dir, records.values(), items.lines)
+    typed = [Record.from_json(r) for r in selected_records]
     summary = summarize(
-        selected_records,
+        typed,
         out_dir=out_dir,
         task=task.name,
         model=backend.spec,
@@ -220,7 +222,7 @@ async def _run_locked(
     summary.cost_usd = estimate_cost(
         backend.spec, summary.usage["prompt_tokens"], summary.usage["completion_tokens"], prices
     )
-    summary.context = task_context(task, selected_records)
+    summary.context = task_context(task, typed)
     said = verdict(summary, backend.describe(), options)
     if said is not None:
         summary.extra["verdict"] = said
