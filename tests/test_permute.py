@@ -236,5 +236,5 @@ def test_evaluate_takes_permute(tmp_path: Path) -> None:
     result = relreason.evaluate(
         "compose", "first", out=tmp_path / "run", language="ko", permute="reverse", limit=6
     )
-    assert result.accuracy == pytest.approx(sum(r["correct"] for r in result.records()) / 6)
-    assert {r["labels"]["order"] for r in result.records()} == {"orig", "rev"}
+    assert result.accuracy == pytest.approx(sum(r.correct for r in result.records()) / 6)
+    assert {r.labels["order"] for r in result.records()} == {"orig", "rev"}

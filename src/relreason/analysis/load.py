@@ -1,10 +1,11 @@
 """Read a folder of run folders into two pandas data frames: ``runs`` and ``items``.
 
-``runs`` has one row per run folder (its manifest's metadata); ``items`` one row per record, with
-the record's fields and its labels flattened to ``label_<name>`` columns. Records written before a
-field existed simply lack it: the column is then missing values (never an error). The official
-reading of an answer (when a record holds one) becomes ``answer_official``, ``status_official``
-and ``correct_official``; see :func:`official_reading`.
+``runs`` has one row per run folder (its typed :class:`~relreason.records.Manifest`'s
+metadata); ``items`` one row per typed :class:`~relreason.records.Record`, with the record's
+fields and its labels flattened to ``label_<name>`` columns. A field a record was written without
+(an older version) takes the record's default (never an error). The official reading of an answer
+(the record's second reading, when it holds one) becomes ``answer_official``,
+``status_official`` and ``correct_official``; see :func:`official_reading`.
 """
 
 from __future__ import annotations
