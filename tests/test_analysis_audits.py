@@ -45,8 +45,8 @@ def test_reader_audit_absent_then_present(tmp_path: Path) -> None:
     with pytest.raises(NotPossible, match="not available"):
         reader_audit(load_runs(tmp_path))
     # the official reading took "A" from item 1's output (wrong) and agrees elsewhere
-    new = [dict(r, answer_official=r["answer"], status_official=r["status"]) for r in records]
-    new[1].update(answer_official="A", status_official="wrong")
+    new = [dict(r, alt={"answer": r["answer"], "status": r["status"]}) for r in records]
+    new[1].update(alt={"reader": "official", "answer": "A", "status": "wrong"})
     write_run(tmp_path, "new", "m", convre_description("re2text", 1), new)
     row = reader_audit(load_runs(tmp_path)).data.set_index("run").loc["new"]
     assert (row["n"], row["sound_accuracy"], row["official_accuracy"]) == (4, 0.75, 0.5)

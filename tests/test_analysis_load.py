@@ -10,6 +10,7 @@ from analysis_runs import answers, convre_description, mcr_description, record, 
 from relreason.analysis import load_runs
 from relreason.analysis.load import official_reading, size_from_spec
 from relreason.errors import UsageError
+from relreason.records import Record
 
 
 def test_runs_and_items_frames(tmp_path: Path) -> None:
@@ -48,19 +49,16 @@ def test_runs_and_items_frames(tmp_path: Path) -> None:
     assert list(joined["model"]) == ["hf:org/Model-135M"] * 2 + ["random"]
 
 
-def test_official_reading_forms() -> None:
-    assert official_reading({"answer_official": "B", "status_official": "wrong"}) == {
+def test_official_reading_is_the_second_reading() -> None:
+    wrong = Record(0, "q", "A", alt={"reader": "official", "answer": "B", "status": "wrong"})
+    assert official_reading(wrong) == {
         "answer_official": "B",
         "status_official": "wrong",
         "correct_official": False,
     }
-    nested = official_reading({"official": {"answer": "A", "status": "correct"}})
-    assert nested == {
-        "answer_official": "A",
-        "status_official": "correct",
-        "correct_official": True,
-    }
-    assert official_reading({})["status_official"] is None
+    right = Record(0, "q", "A", alt={"answer": "A", "status": "correct", "correct": True})
+    assert official_reading(right)["correct_official"] is True
+    assert official_reading(Record(0, "q", "A"))["status_official"] is None
 
 
 @pytest.mark.parametrize(

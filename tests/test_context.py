@@ -6,13 +6,12 @@ from __future__ import annotations
 import csv
 import random
 from pathlib import Path
-from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from relreason.models.baselines import BaselineBackend
-from relreason.records import format_summary, summarize
+from relreason.records import Record, format_summary, summarize
 from relreason.records.context import (
     answer_habit,
     breakdown_lines,
@@ -45,7 +44,7 @@ def test_chance_of_no_items_is_unknown() -> None:
 
 
 def test_a_model_that_always_answers_one_letter_is_noted() -> None:
-    records = [{"gold": "AB"[i % 2], "answer": "A"} for i in range(30)]
+    records = [Record(i, str(i), "AB"[i % 2], "A") for i in range(30)]
     habit = answer_habit(records)
     assert habit == {
         "letter": "A",
@@ -58,12 +57,12 @@ def test_a_model_that_always_answers_one_letter_is_noted() -> None:
 
 
 def test_mixed_answers_are_no_habit() -> None:
-    records = [{"gold": "A", "answer": "AB"[i % 2]} for i in range(30)]
-    records.append({"gold": "B", "answer": None})
+    records = [Record(i, str(i), "A", "AB"[i % 2]) for i in range(30)]
+    records.append(Record(30, "30", "B", None))
     habit = answer_habit(records)
     assert habit is not None and habit["habit"] is False and habit["answered"] == 30
     assert habit["letter"] == "A" and habit["n"] == 31  # the tie goes to the first letter
-    assert answer_habit([{"gold": "A", "answer": None}]) is None
+    assert answer_habit([Record(0, "0", "A", None)]) is None
 
 
 @given(st.lists(st.sampled_from(["10", "9", "2", "b", "B", "a", "1.5"]), unique=True, min_size=1))
@@ -108,9 +107,7 @@ def test_baselines_in_the_context_are_what_baseline_runs_score(tmp_path: Path) -
 
 def test_context_is_over_the_items_that_have_records() -> None:
     task = toy_task(20)
-    records: list[dict[str, Any]] = [
-        {"index": i, "gold": task.items[i].gold, "answer": "B"} for i in range(5)
-    ]
+    records = [Record(i, str(i), task.items[i].gold, "B") for i in range(5)]
     context = task_context(task, records)
     firsts = sum(task.items[i].gold == "A" for i in range(5)) / 5
     assert context["baselines"]["first"] == firsts
@@ -144,7 +141,10 @@ def test_summary_json_holds_the_context(tmp_path: Path) -> None:
 
     data = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert set(data["context"]) == {"chance", "baselines", "paper", "answers"}
-    records = [{"status": "correct", "labels": {"x": v}} for v in ("10", "9", "2")]
+    records = [
+        Record(i, str(i), "A", "A", "correct", labels={"x": v})
+        for i, v in enumerate(("10", "9", "2"))
+    ]
     summary = summarize(
         records, out_dir=tmp_path, task="t", model="m", cost_usd=None, complete=True
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from clihelp import free_port, run_cli, tiny_args, tiny_registered
-from relreason.records import format_summary, load_records, summarize
+from relreason.records import Record, format_summary, load_records, summarize
 from servers.fault_server import FaultServer
 from test_tiny_benchmark import Tiny
 
@@ -92,9 +92,7 @@ def test_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 
 def test_nothing_answered_never_prints_zero_accuracy() -> None:
-    records = [
-        {"index": i, "status": "failed", "error": "boom", "correct": False} for i in range(3)
-    ]
+    records = [Record(i, str(i), "A", status="failed", error="boom") for i in range(3)]
     text = format_summary(
         summarize(records, out_dir=Path("x"), task="t", model="m", cost_usd=None, complete=True)
     )

@@ -21,6 +21,7 @@ from relreason.benchmarks.permute import orders, parse_permute, permute_task, pe
 from relreason.cli import main
 from relreason.errors import UsageError
 from relreason.records.permutation import permutation_stats
+from relreason.records.record import Record
 from relreason.types import EvalItem, Task
 
 QUESTIONS = [
@@ -150,7 +151,7 @@ def test_a_benchmark_without_reorder_refuses() -> None:
         benchmarks.unregister("noreorder")
 
 
-def _records(answer_of: dict[str, str], golds: dict[str, str]) -> list[dict]:
+def _records(answer_of: dict[str, str], golds: dict[str, str]) -> list[Record]:
     """Records of two 3-option items under the cyclic orders, answered by ``answer_of``."""
     out = []
     for base in ("q1", "q2"):
@@ -163,7 +164,8 @@ def _records(answer_of: dict[str, str], golds: dict[str, str]) -> list[dict]:
                 answer = letters[order.index(int(answer))]
             labels = {"order": name, "base_item_id": base, "option_of": option_of}
             status = "correct" if answer == gold else "wrong"
-            out.append({"answer": answer, "gold": gold, "status": status, "labels": labels})
+            index = len(out)
+            out.append(Record(index, f"{base}{k}", gold, answer, status, labels=labels))
     return out
 
 
@@ -180,7 +182,7 @@ def test_stats_of_a_position_habit_and_of_a_consistent_reader() -> None:
     stats = permutation_stats(_records(steady, golds))
     assert stats is not None and stats["consistency"] == 1 and stats["all_orders_correct"] == 0.5
     assert stats["orders"]["rot0"] == {"n": 2, "accuracy": 0.5}
-    assert permutation_stats([{"answer": "A", "labels": {}}]) is None
+    assert permutation_stats([Record(0, "q", "A", "A", "correct")]) is None
 
 
 def test_run_with_permute_then_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -234,5 +236,5 @@ def test_evaluate_takes_permute(tmp_path: Path) -> None:
     result = relreason.evaluate(
         "compose", "first", out=tmp_path / "run", language="ko", permute="reverse", limit=6
     )
-    assert result.accuracy == pytest.approx(sum(r["correct"] for r in result.records()) / 6)
-    assert {r["labels"]["order"] for r in result.records()} == {"orig", "rev"}
+    assert result.accuracy == pytest.approx(sum(r.correct for r in result.records()) / 6)
+    assert {r.labels["order"] for r in result.records()} == {"orig", "rev"}

@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from relreason.records import Record, load_manifest, load_records
+from relreason.records import load_manifest, load_typed_records
 from relreason.run.runner import resume_run
 
 FIXTURE = Path(__file__).parent / "fixtures" / "run-v1"
@@ -18,7 +18,7 @@ def test_v1_folder_loads_typed() -> None:
     assert manifest.format_version == 1
     assert manifest.spec == "random:3"
     assert manifest.description["benchmark"] == "convre"
-    records = [Record.from_json(r) for r in load_records(FIXTURE).values()]
+    records = list(load_typed_records(FIXTURE).values())
     assert [r.index for r in records] == [0, 1, 2]
     assert all(r.status in ("correct", "wrong") for r in records)
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from relreason.errors import UsageError
 from relreason.models.base import ModelBackend, TransientError
 from relreason.models.baselines import BaselineBackend
-from relreason.records import RECORD_FIELDS, load_records, summarize
+from relreason.records import RECORD_FIELDS, Record, load_records, summarize
 from relreason.run.runner import RunOptions, run_task
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response, Usage
 from servers.fault_server import toy_task
@@ -289,7 +289,8 @@ record_strategy = st.fixed_dictionaries(
 @given(st.lists(record_strategy, max_size=40))
 @settings(max_examples=60, deadline=None)
 def test_summary_counts_add_up(records: list[dict[str, Any]]) -> None:
-    s = summarize(records, out_dir=Path("x"), task="t", model="m", cost_usd=None, complete=True)
+    typed = [Record.from_json({"index": i, **r}) for i, r in enumerate(records)]
+    s = summarize(typed, out_dir=Path("x"), task="t", model="m", cost_usd=None, complete=True)
     assert sum(s.statuses.values()) == s.n == len(records)
     assert s.correct == sum(r["status"] == "correct" for r in records)
     assert s.accuracy == (s.correct / s.n if s.n else 0.0)

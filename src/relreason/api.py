@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from relreason import benchmarks
 from relreason.models.options import ModelOptions
 from relreason.models.registry import DEFAULT_MODEL
-from relreason.records import RunSummary, load_records
+from relreason.records import Record, RunSummary, load_typed_records
 from relreason.run.settings import RunSettings
 
 if TYPE_CHECKING:
@@ -34,9 +34,9 @@ class EvalResult:
         """The run's accuracy (failed items count as not correct)."""
         return self.summary.accuracy
 
-    def records(self) -> list[dict[str, Any]]:
-        """The run's records, by index."""
-        return [r for _, r in sorted(load_records(self.folder).items())]
+    def records(self) -> list[Record]:
+        """The run's records (typed :class:`relreason.records.Record` values), by index."""
+        return [r for _, r in sorted(load_typed_records(self.folder).items())]
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per item: the record's fields, labels flattened to ``label_<name>``."""
@@ -44,8 +44,8 @@ class EvalResult:
 
         rows = []
         for record in self.records():
-            row = {k: v for k, v in record.items() if k != "labels"}
-            row.update({f"label_{k}": v for k, v in (record.get("labels") or {}).items()})
+            row = {k: v for k, v in record.to_json().items() if k != "labels"}
+            row.update({f"label_{k}": v for k, v in record.labels.items()})
             rows.append(row)
         return pd.DataFrame(rows)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason.errors import UsageError
-from relreason.records.folder import load_records, read_manifest
+from relreason.records.folder import load_manifest, load_typed_records
 
 
 @dataclass(frozen=True)
@@ -111,14 +111,14 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     Raises ``UsageError`` when either is not a run folder, when they ran different tasks (the
     benchmark, setting and data must match), or when they share no item.
     """
-    manifests = [read_manifest(run_a), read_manifest(run_b)]
-    tasks = [m.get("task") for m in manifests]
+    manifests = [load_manifest(run_a), load_manifest(run_b)]
+    tasks = [m.task for m in manifests]
     if tasks[0] != tasks[1]:
         raise UsageError(f"the runs are of different tasks: {tasks[0]} and {tasks[1]}")
-    checksums = [m.get("data_checksums") for m in manifests]
+    checksums = [m.data_checksums for m in manifests]
     if checksums[0] and checksums[1] and checksums[0] != checksums[1]:
         raise UsageError("the runs used different data files (their checksums differ)")
-    records_a, records_b = load_records(run_a), load_records(run_b)
+    records_a, records_b = load_typed_records(run_a), load_typed_records(run_b)
     shared = sorted(set(records_a) & set(records_b))
     if not shared:
         raise UsageError(f"{run_a} and {run_b} have no item in common")
@@ -126,7 +126,7 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     same = 0
     for index in shared:
         a, b = records_a[index], records_b[index]
-        right_a, right_b = bool(a.get("correct")), bool(b.get("correct"))
+        right_a, right_b = a.correct, b.correct
         key = (
             "both"
             if right_a and right_b
@@ -137,7 +137,7 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
             else "neither"
         )
         counts[key] += 1
-        same += a.get("answer") is not None and a.get("answer") == b.get("answer")
+        same += a.answer is not None and a.answer == b.answer
     return Comparison(
         run_a=str(run_a),
         run_b=str(run_b),

@@ -4,11 +4,13 @@ each column's type (numbers as numbers, text as Python objects)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from operator import itemgetter
+from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 import pandas as pd
+
+from relreason.records.record import Record
 
 ITEM_FIELDS = (
     "index",
@@ -37,32 +39,22 @@ ITEM_FIELDS = (
     "correct_official",
 )
 """The columns of ``Runs.items`` besides ``run_id`` and the ``label_<name>`` columns."""
-_OFFICIAL_NESTS = ("alt", "official", "official_reading", "reading_official")
 
 
-def official_reading(record: Mapping[str, Any]) -> dict[str, Any]:
+def official_reading(record: Record) -> dict[str, Any]:
     """Return the official reading of a record: ``answer_official``, ``status_official``,
     ``correct_official`` (None when the record holds none).
 
     relreason records hold the second reading under ``alt`` (``reader`` names the record's own
     rule, ``alt.reader`` the other: sound vs official for ConvRe, robust vs paper for MCR); the
-    second reading is taken as the official one. Also accepted: top-level
-    ``answer_official``/``status_official``/``correct_official`` fields, or a nested object
-    under ``official``, ``official_reading`` or ``reading_official`` with
-    ``answer``/``status``/``correct``.
+    second reading is taken as the official one.
     """
-    out: dict[str, Any] = {
-        k: record.get(k) for k in ("answer_official", "status_official", "correct_official")
+    alt = record.alt if isinstance(record.alt, Mapping) else None
+    return {
+        "answer_official": alt.get("answer") if alt else None,
+        "status_official": alt.get("status") if alt else None,
+        "correct_official": _alt_correct(alt) if alt else None,
     }
-    for name in _OFFICIAL_NESTS:
-        nested = record.get(name)
-        if isinstance(nested, Mapping):
-            for key in ("answer", "status", "correct"):
-                if out[f"{key}_official"] is None:
-                    out[f"{key}_official"] = nested.get(key)
-    if out["correct_official"] is None and out["status_official"] is not None:
-        out["correct_official"] = out["status_official"] == "correct"
-    return out
 
 
 _NUMERIC = ("index", "prompt_tokens", "completion_tokens", "latency_s", "attempts")
@@ -83,26 +75,21 @@ _TAKEN = (
     *("method", "prompt", "reader", "usage", "latency_s", "attempts", "cached"),
     *("choice_logprobs", "top_logprobs", "sent_as", "served_model", "alt", "labels"),
 )
-_TAKE = itemgetter(*_TAKEN)
-_OFFICIAL_KEYS = ("answer_official", "status_official", "correct_official", *_OFFICIAL_NESTS[1:])
-
-
-def _fields(record: Mapping[str, Any]) -> tuple[Any, ...]:
-    try:
-        return _TAKE(record)  # type: ignore[no-any-return]
-    except KeyError:  # a record written before a field existed
-        return tuple(record.get(name) for name in _TAKEN)
+_TAKE = attrgetter(*_TAKEN)
 
 
 def add_items(
-    columns: dict[str, list[Any]], labels: dict[str, list[Any]], run_id: str, records: list[Any]
+    columns: dict[str, list[Any]],
+    labels: dict[str, list[Any]],
+    run_id: str,
+    records: Sequence[Record],
 ) -> None:
     """Append one run's records to the item columns (and label columns, padded with None)."""
     start = len(columns["run_id"])
     columns["run_id"] += [run_id] * len(records)
     if not records:
         return
-    taken = dict(zip(_TAKEN, zip(*map(_fields, records), strict=True), strict=True))
+    taken = dict(zip(_TAKEN, zip(*map(_TAKE, records), strict=True), strict=True))
     for name in ("index", "item_id", "gold", "answer", "status", "output", "second_output"):
         columns[name] += taken[name]
     for name in ("error", "reader", "latency_s", "attempts", "cached", "choice_logprobs"):
@@ -112,23 +99,14 @@ def add_items(
     columns["correct"] += [status == "correct" for status in taken["status"]]
     columns["read_method"] += taken["method"]
     columns["prompt_text"] += taken["prompt"]
-    usages = [u or {} for u in taken["usage"]]
-    columns["prompt_tokens"] += [u.get("prompt_tokens") for u in usages]
-    columns["completion_tokens"] += [u.get("completion_tokens") for u in usages]
-    plain = not any(key in record for record in records for key in _OFFICIAL_KEYS)
-    for name, key in (("answer_official", "answer"), ("status_official", "status")):
-        if plain:
-            columns[name] += [a.get(key) if isinstance(a, dict) else None for a in taken["alt"]]
-        else:
-            columns[name] += [official_reading(r)[name] for r in records]
-    if plain:
-        columns["correct_official"] += [
-            _alt_correct(a) if isinstance(a, dict) else None for a in taken["alt"]
-        ]
-    else:
-        columns["correct_official"] += [official_reading(r)["correct_official"] for r in records]
+    columns["prompt_tokens"] += [u.get("prompt_tokens") for u in taken["usage"]]
+    columns["completion_tokens"] += [u.get("completion_tokens") for u in taken["usage"]]
+    alts = [a if isinstance(a, Mapping) else None for a in taken["alt"]]
+    columns["answer_official"] += [a.get("answer") if a else None for a in alts]
+    columns["status_official"] += [a.get("status") if a else None for a in alts]
+    columns["correct_official"] += [_alt_correct(a) if a else None for a in alts]
     for number, found in enumerate(taken["labels"]):
-        for name, value in (found or {}).items():
+        for name, value in found.items():
             column = labels.setdefault(f"label_{name}", [])
             column += [None] * (start + number - len(column))
             column.append(list(value) if isinstance(value, list | tuple) else value)

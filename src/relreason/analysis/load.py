@@ -1,10 +1,11 @@
 """Read a folder of run folders into two pandas data frames: ``runs`` and ``items``.
 
-``runs`` has one row per run folder (its manifest's metadata); ``items`` one row per record, with
-the record's fields and its labels flattened to ``label_<name>`` columns. Records written before a
-field existed simply lack it: the column is then missing values (never an error). The official
-reading of an answer (when a record holds one) becomes ``answer_official``, ``status_official``
-and ``correct_official``; see :func:`official_reading`.
+``runs`` has one row per run folder (its typed :class:`~relreason.records.Manifest`'s
+metadata); ``items`` one row per typed :class:`~relreason.records.Record`, with the record's
+fields and its labels flattened to ``label_<name>`` columns. A field a record was written without
+(an older version) takes the record's default (never an error). The official reading of an answer
+(the record's second reading, when it holds one) becomes ``answer_official``,
+``status_official`` and ``correct_official``; see :func:`official_reading`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import functools
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from relreason.analysis.item_columns import official_reading as official_reading
 from relreason.analysis.run_cache import cached_read
 from relreason.analysis.setup import label_runs
 from relreason.errors import DataError, UsageError
-from relreason.records import MANIFEST, SUMMARY, load_records, read_manifest
+from relreason.records import MANIFEST, SUMMARY, Manifest, load_manifest, load_typed_records
 
 RUN_COLUMNS = (
     "run_id",
@@ -167,18 +167,17 @@ def run_label(row: Any) -> str:
     return f"{row['model']}{' *' if row['partial'] else ''}"
 
 
-def _run_row(
-    root: Path, folder: Path, manifest: Mapping[str, Any], n_records: int
-) -> dict[str, Any]:
-    description = manifest.get("description") or {}
-    model = manifest.get("model") or {}
-    options = manifest.get("options") or {}
+def _run_row(root: Path, folder: Path, manifest: Manifest, n_records: int) -> dict[str, Any]:
+    description = manifest.description
+    model = manifest.model
+    options = manifest.options
     spec = str(model.get("spec") or "?")
     size = model.get("size") or (model.get("options") or {}).get("size") or size_from_spec(spec)
     limit = options.get("limit")
-    n_items = manifest.get("n_items")
-    complete = manifest.get("status") == "complete"
-    benchmark = description.get("benchmark", manifest.get("benchmark"))
+    # a manifest that does not say how many items were selected: the summary's count
+    n_items = manifest.n_items if "n_items" in manifest.model_fields_set else None
+    complete = manifest.status == "complete"
+    benchmark = description.get("benchmark", manifest.benchmark)
     convre = benchmark == "convre"
     params = options.get("params") or {}
     model_options = model.get("options") or {}
@@ -186,8 +185,8 @@ def _run_row(
         "run_id": folder.relative_to(root).as_posix() if folder != root else folder.name,
         "folder": str(folder),
         "benchmark": benchmark,
-        "task_name": manifest.get("task"),
-        "model": model_label(spec, manifest.get("scoring"), description.get("mode")),
+        "task_name": manifest.task,
+        "model": model_label(spec, manifest.scoring, description.get("mode")),
         "spec": spec,
         "size": float(size) if isinstance(size, int | float) else None,
         "task": description.get("task") if convre else None,
@@ -202,7 +201,7 @@ def _run_row(
         "language": description.get("language"),
         "method": description.get("method"),
         "mode": description.get("mode"),
-        "scoring": manifest.get("scoring"),
+        "scoring": manifest.scoring,
         "permute": description.get("permute"),
         "sample": options.get("sample"),
         "limit": limit,
@@ -211,7 +210,7 @@ def _run_row(
         "chat_template": model_options.get("chat_template"),
         "max_new_tokens": params.get("max_new_tokens"),
         "temperature": params.get("temperature"),
-        "status": manifest.get("status"),
+        "status": manifest.status,
         "n_items": n_items,
         "n_task": None,
         "n_records": n_records,
@@ -227,8 +226,8 @@ def _run_row(
 
 def _read_run(folder: Path) -> dict[str, Any]:
     """One run folder as plain values: its row (without ``run_id``), item columns and labels."""
-    manifest = read_manifest(folder)
-    found = load_records(folder)
+    manifest = load_manifest(folder)
+    found = load_typed_records(folder)
     records = [found[i] for i in sorted(found)]
     row = _run_row(folder, folder, manifest, len(records))
     summary = folder / SUMMARY
@@ -236,9 +235,9 @@ def _read_run(folder: Path) -> dict[str, Any]:
     if row["n_items"] is None:
         row["n_items"] = totals.get("n")
     row["n_task"] = totals.get("n_task") or row["n_items"]  # the task's size before a limit
-    readers = Counter(r.get("reader") for r in records if r.get("reader"))
+    readers = Counter(r.reader for r in records if r.reader)
     row["reader"] = readers.most_common(1)[0][0] if readers else None
-    row["failed"] = sum(r.get("status") == "failed" for r in records)
+    row["failed"] = sum(r.status == "failed" for r in records)
     columns: dict[str, list[Any]] = {name: [] for name in ("run_id", *ITEM_FIELDS)}
     labels: dict[str, list[Any]] = {}
     add_items(columns, labels, "", records)

@@ -11,19 +11,23 @@ import pandas as pd
 from relreason.analysis.load import Runs, run_label
 from relreason.analysis.table import Drill, NotPossible, Table
 from relreason.records.permutation import permutation_stats
+from relreason.records.record import Record
 
 _NEEDED = ("label_order", "label_base_item_id", "label_option_of")
 
 
 def _stats(items: pd.DataFrame) -> dict[str, Any] | None:
     records = [
-        {
-            "answer": answer,
-            "status": status,
-            "gold": gold,
-            "labels": {"order": order, "base_item_id": base, "option_of": option_of},
-        }
-        for answer, status, gold, order, base, option_of in zip(
+        Record(
+            index=index,
+            item_id=str(base),
+            gold=gold,
+            answer=answer,
+            status=status,
+            labels={"order": order, "base_item_id": base, "option_of": option_of},
+        )
+        for index, answer, status, gold, order, base, option_of in zip(
+            items["index"],
             items["answer"],
             items["status"],
             items["gold"],

@@ -9,7 +9,7 @@ from typing import Any
 
 from relreason import benchmarks
 from relreason.analysis.load import read_summary
-from relreason.records import read_manifest
+from relreason.records import Manifest, load_manifest
 
 
 def collect(out: Path) -> list[dict[str, Any]]:
@@ -20,17 +20,17 @@ def collect(out: Path) -> list[dict[str, Any]]:
     rows = []
     for manifest_path in sorted(Path(out).rglob("manifest.json")):
         folder = manifest_path.parent
-        manifest = read_manifest(folder)
-        description = manifest.get("description") or {}
+        manifest = load_manifest(folder)
+        description = manifest.description
         summary = read_summary(folder / "summary.json")
-        name = description.get("benchmark", manifest.get("benchmark"))
+        name = description.get("benchmark", manifest.benchmark)
         task, setting = _cell(str(name), description)
         done = summary.get("n", 0)
-        if manifest.get("status") != "complete" or not summary:
+        if manifest.status != "complete" or not summary:
             done = _records_done(folder)  # a running run: its items done so far
         rows.append(
             {
-                "model": (manifest.get("model") or {}).get("spec"),
+                "model": manifest.model.get("spec"),
                 "benchmark": name,
                 "task": task,
                 "setting": setting,
@@ -39,7 +39,7 @@ def collect(out: Path) -> list[dict[str, Any]]:
                 "accuracy": None if summary.get("answered") == 0 else summary.get("accuracy"),
                 "n": done,
                 "failed": summary.get("failed", 0),
-                "complete": manifest.get("status") == "complete",
+                "complete": manifest.status == "complete",
                 "partial": bool(summary.get("partial", False)),
                 "note": _note(manifest, summary),
                 "folder": str(folder),
@@ -56,13 +56,13 @@ def _records_done(folder: Path) -> int:
     return len(load_records(folder))
 
 
-def _note(manifest: Mapping[str, Any], summary: Mapping[str, Any]) -> str | None:
+def _note(manifest: Manifest, summary: Mapping[str, Any]) -> str | None:
     """``partial (N of M items)``, ``incomplete``, ``nothing answered``, or None."""
     notes = []
     if summary.get("partial"):
         notes.append(f"partial ({summary.get('n', '?')} of {summary.get('n_task', '?')} items)")
-    if manifest.get("status") != "complete":
-        notes.append(str(manifest.get("status") or "incomplete"))
+    if manifest.status != "complete":
+        notes.append(manifest.status)
     if summary.get("answered") == 0 and summary.get("n"):
         notes.append("nothing answered")
     return "; ".join(notes) or None

@@ -28,6 +28,7 @@ from relreason.records import (
     RECORDS,
     SUMMARY,
     Manifest,
+    Record,
     RunSummary,
     make_record,
     record_line,
@@ -64,7 +65,7 @@ class ImportedRun:
     data_dir: Path | None = None
 
 
-def _records(run: ImportedRun) -> list[dict[str, Any]]:
+def _records(run: ImportedRun) -> list[Record]:
     task = run.task
     records = []
     for index in sorted(run.answers):
@@ -86,7 +87,7 @@ def _records(run: ImportedRun) -> list[dict[str, Any]]:
                 alt_reader=task.alt_reader,
                 prompts=(item.prompt,),
                 sent_as=answer.sent,
-            ).to_json()
+            )
         )
     return records
 
@@ -104,7 +105,7 @@ def _checksums(run: ImportedRun) -> Any:
         return None
 
 
-def _manifest(run: ImportedRun, records: list[dict[str, Any]], summary: RunSummary) -> Manifest:
+def _manifest(run: ImportedRun, records: list[Record], summary: RunSummary) -> Manifest:
     task = run.task
     description = json.loads(json.dumps(dict(task.description), default=str))
     now = utc_now()
@@ -189,7 +190,7 @@ def write_imported_run(run: ImportedRun, out_dir: Path) -> RunSummary:
     except OSError as error:
         raise UsageError(f"cannot write {out_dir}: {error.strerror or error}") from None
     try:
-        atomic_write_text(tmp / RECORDS, "".join(record_line(r) for r in records))
+        atomic_write_text(tmp / RECORDS, "".join(record_line(r.to_json()) for r in records))
         atomic_write_json(tmp / SUMMARY, summary.to_json())
         atomic_write_json(tmp / MANIFEST, manifest.to_json())
         _place(tmp, out_dir)

@@ -12,7 +12,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -30,6 +30,9 @@ from relreason.cli.helptext import (
 from relreason.cli.options import DataDir, LimitOpt, PermuteOpt, gather_options
 from relreason.errors import InterruptedRunError, RelreasonError, UnreadableAnswersError
 from relreason.types import Task
+
+if TYPE_CHECKING:
+    from relreason.records import Record
 
 err = Console(stderr=True, soft_wrap=True)
 """Errors go here; soft wrapping: a long URL or path is never broken by an inserted newline."""
@@ -141,8 +144,8 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
     responses = read_responses(responses_path, len(task.items))
     records = score_responses(task, responses)
     if task.follow_up is not None:
-        _follow_up_scored(task, records)
-    atomic_write_text(out, "".join(record_line(r) for r in records))
+        records = _follow_up_scored(task, records)
+    atomic_write_text(out, "".join(record_line(r.to_json()) for r in records))
     summary = summarize(
         records,
         out_dir=out,
@@ -158,19 +161,20 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
     if said is not None:
         summary.extra["verdict"] = said
     typer.echo(format_summary(summary))
-    unreadable = [r for r in records if r["status"] == "unparseable"]
+    unreadable = [r for r in records if r.status == "unparseable"]
     if strict and unreadable:
         for record in unreadable[:50]:
-            shown = escape(repr(record["output"]))
-            err.print(f"[yellow]unreadable[/] index {record['index']}: {shown}", highlight=False)
+            shown = escape(repr(record.output))
+            err.print(f"[yellow]unreadable[/] index {record.index}: {shown}", highlight=False)
         raise UnreadableAnswersError(
             f"{len(unreadable)} output(s) could not be read as an answer (strict mode); "
             f"they are listed above and marked 'unparseable' in {out}"
         )
 
 
-def _follow_up_scored(task: Task, records: list[dict[str, Any]]) -> None:
-    """Ask the task's follow-up model (MCR ``--cleanup-model``) about the open readings."""
+def _follow_up_scored(task: Task, records: list[Record]) -> list[Record]:
+    """``records`` after asking the task's follow-up model (MCR ``--cleanup-model``) about
+    the open readings."""
     import asyncio
 
     from relreason.models.registry import load_backend
@@ -178,7 +182,7 @@ def _follow_up_scored(task: Task, records: list[dict[str, Any]]) -> None:
     from relreason.run.options import RunOptions
 
     assert task.follow_up is not None
-    by_index = {int(r["index"]): r for r in records}
+    by_index = {r.index: r for r in records}
 
     async def ask() -> None:
         assert task.follow_up is not None
@@ -189,6 +193,7 @@ def _follow_up_scored(task: Task, records: list[dict[str, Any]]) -> None:
             await backend.aclose()
 
     asyncio.run(ask())
+    return [by_index[i] for i in sorted(by_index)]
 
 
 def download(

@@ -1,7 +1,7 @@
 """Run folders and what they hold: typed records and manifests, crash-safe record files, and
 summaries. Public face: ``Record``, ``make_record``, ``Manifest``, ``FORMAT_VERSION``,
-``load_records``, ``read_manifest``, ``load_manifest``, ``RecordWriter``, ``summarize``,
-``RunSummary``, ``format_summary``."""
+``load_records`` (the JSON objects), ``load_typed_records``, ``read_manifest``,
+``load_manifest``, ``RecordWriter``, ``summarize``, ``RunSummary``, ``format_summary``."""
 
 from relreason.records.folder import (
     MANIFEST,
@@ -12,6 +12,7 @@ from relreason.records.folder import (
     is_run_folder,
     load_manifest,
     load_records,
+    load_typed_records,
     read_manifest,
     record_line,
     write_sorted_records,
@@ -49,6 +50,7 @@ __all__ = [
     "is_run_folder",
     "load_manifest",
     "load_records",
+    "load_typed_records",
     "make_record",
     "read_manifest",
     "record_line",

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from relreason.records.record import Record
 from relreason.types import EvalItem
 
 HABIT_SHARE = 0.8
@@ -38,7 +39,7 @@ def chance_level(items: Iterable[EvalItem]) -> float | None:
     return sum(shares) / len(shares) if shares else None
 
 
-def answer_habit(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+def answer_habit(records: Iterable[Record]) -> dict[str, Any] | None:
     """The letter answered most often, how often, and whether that is a habit.
 
     Returns None when no record has an answer. ``habit`` is True when the letter makes up at
@@ -50,8 +51,8 @@ def answer_habit(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
     n = 0
     for record in records:
         n += 1
-        golds[str(record.get("gold"))] += 1
-        answer = record.get("answer")
+        golds[str(record.gold)] += 1
+        answer = record.answer
         if answer is not None:
             answers[str(answer)] += 1
     if not answers:

@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from relreason.errors import DataError, UsageError
 from relreason.files import atomic_write_text
-from relreason.records.record import VOLATILE_RECORD_FIELDS
+from relreason.records.record import VOLATILE_RECORD_FIELDS, Record
 from relreason.redact import scrub_secrets
 from relreason.untrusted import clean_line
 
@@ -98,24 +98,28 @@ def load_manifest(path: Path) -> Manifest:
     return Manifest.from_json(read_manifest(path), path / MANIFEST)
 
 
-def load_records(path: Path, *, repair: bool = False) -> dict[int, dict[str, Any]]:
-    """Return the records of the run folder ``path`` by index (a later line for an index wins).
+def load_records(
+    path: Path, *, repair: bool = False, lines: dict[int, str] | None = None
+) -> dict[int, dict[str, Any]]:
+    """Return the records of the run folder ``path`` as JSON objects by index (a later line for
+    an index wins).
 
     A torn last line (no trailing newline, or not JSON) is dropped; with ``repair`` the file is
     also truncated to its last whole line so that appends start clean. Raises ``DataError``
-    naming the file and line for a malformed line elsewhere.
+    naming the file and line for a malformed line elsewhere. When ``lines`` is given, each
+    record's line as written (with its newline) is put in it by index.
     """
     file = path / RECORDS
     if not file.is_file():
         return {}
     raw = file.read_bytes()
-    lines = raw.split(b"\n")
-    tail = lines.pop()  # b"" when the file ends with a newline, else a torn line
+    parts = raw.split(b"\n")
+    tail = parts.pop()  # b"" when the file ends with a newline, else a torn line
     keep = len(raw) - len(tail)
-    if lines and not _parses(lines[-1]):
-        keep -= len(lines.pop()) + 1
+    if parts and not _parses(parts[-1]):
+        keep -= len(parts.pop()) + 1
     records: dict[int, dict[str, Any]] = {}
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(parts, start=1):
         if not line.strip():
             continue
         try:
@@ -127,10 +131,27 @@ def load_records(path: Path, *, repair: bool = False) -> dict[int, dict[str, Any
         if not isinstance(index, int) or isinstance(index, bool):
             raise DataError(str(file), "expected an integer", item=f"line {number}", field="index")
         records[index] = record
+        if lines is not None:
+            lines[index] = line.decode("utf-8") + "\n"
     if repair and keep != len(raw):
         with open(file, "r+b") as handle:
             handle.truncate(keep)
     return records
+
+
+def load_typed_records(
+    path: Path, *, repair: bool = False, lines: dict[int, str] | None = None
+) -> dict[int, Record]:
+    """Return the records of the run folder ``path`` by index as typed :class:`Record` values
+    (any format version: a field an older version did not write takes its default).
+
+    Reads as :func:`load_records` does: a torn last line dropped (with ``repair``, also cut
+    from the file), ``DataError`` naming the file and line for a malformed one, ``lines``
+    filled with the lines as written (to write them again unchanged: a record of an older
+    version keeps its form); keys no record field has are not kept.
+    """
+    found = load_records(path, repair=repair, lines=lines)
+    return {index: Record.from_json(data) for index, data in found.items()}
 
 
 def _parses(line: bytes) -> bool:
@@ -149,9 +170,9 @@ class RecordWriter:
         self._handle: IO[str] = open(self.file, "a", encoding="utf-8")  # noqa: SIM115
         self._last_sync = time.monotonic()
 
-    def append(self, record: Mapping[str, Any]) -> str:
-        """Write one record line and flush it; return the line."""
-        line = record_line(record)
+    def append(self, record: Record) -> str:
+        """Write one record's line and flush it; return the line."""
+        line = record_line(record.to_json())
         self._handle.write(line)
         self._handle.flush()
         now = time.monotonic()
@@ -169,12 +190,12 @@ class RecordWriter:
 
 
 def write_sorted_records(
-    path: Path, records: Iterable[Mapping[str, Any]], lines: Mapping[int, str] | None = None
+    path: Path, records: Iterable[Record], lines: Mapping[int, str] | None = None
 ) -> None:
     """Rewrite ``records.jsonl`` with ``records`` sorted by index, atomically.
 
     ``lines`` may hold already serialised lines by index (reused when given)."""
     known = lines or {}
-    ordered = sorted(records, key=lambda r: int(r["index"]))
-    text = "".join(known.get(int(r["index"])) or record_line(r) for r in ordered)
+    ordered = sorted(records, key=lambda r: r.index)
+    text = "".join(known.get(r.index) or record_line(r.to_json()) for r in ordered)
     atomic_write_text(path / RECORDS, text)

@@ -12,9 +12,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from relreason.records.record import Record
 
-def _is_permuted(record: Mapping[str, Any]) -> bool:
-    labels = record.get("labels") or {}
+
+def _is_permuted(record: Record) -> bool:
+    labels = record.labels
     return isinstance(labels.get("option_of"), dict) and "base_item_id" in labels
 
 
@@ -27,7 +29,7 @@ def _shares(counts: Counter[int], total: int) -> dict[str, float]:
     return {str(k): round(counts[k] / total, 4) for k in sorted(counts)} if total else {}
 
 
-def permutation_stats(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+def permutation_stats(records: Iterable[Record]) -> dict[str, Any] | None:
     """Return the option-order figures of ``records`` (None when none is permuted).
 
     ``items``: base items; ``orders``: order -> accuracy and n; ``consistency``: share of base
@@ -45,18 +47,18 @@ def permutation_stats(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | 
     for record in records:
         if not _is_permuted(record):
             continue
-        labels = record["labels"]
+        labels = record.labels
         option_of = labels["option_of"]
         base = str(labels["base_item_id"])
-        answer = record.get("answer")
-        hit = record.get("status") == "correct"
+        answer = record.answer
+        hit = record.status == "correct"
         n += 1
         cell = by_order.setdefault(str(labels.get("order")), [0, 0])
         cell[0] += 1
         cell[1] += hit
         correct_all[base] = correct_all.get(base, True) and hit
         chosen.setdefault(base, []).append(option_of.get(answer) if answer is not None else None)
-        gold = _position(option_of, record.get("gold"))
+        gold = _position(option_of, record.gold)
         if gold is not None:
             gold_pos[gold] += 1
         position = _position(option_of, answer)

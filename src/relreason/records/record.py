@@ -79,6 +79,12 @@ class Record:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Record:
         """Rebuild a record from a JSON object of any format version (unknown keys ignored)."""
+        if data.keys() == _FIELD_SET and data["usage"] is not None and data["labels"] is not None:
+            # a line of the current format holds every field: set them without the frozen
+            # dataclass's per-field __init__ (a report reads hundreds of thousands of records)
+            record = object.__new__(cls)
+            record.__dict__.update(data)
+            return record
         known = {k: data[k] for k in RECORD_FIELDS if k in data}
         known.setdefault("item_id", str(data.get("index")))
         known.setdefault("gold", "")
@@ -91,6 +97,7 @@ class Record:
 
 RECORD_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Record))
 """The fields of a record in the order a ``records.jsonl`` line holds them (:class:`Record`'s)."""
+_FIELD_SET = frozenset(RECORD_FIELDS)
 
 
 def json_labels(labels: Mapping[str, Any]) -> dict[str, Any]:

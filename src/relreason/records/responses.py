@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason.errors import DataError
-from relreason.records.record import RECORD_FIELDS, make_record
+from relreason.records.record import RECORD_FIELDS, Record, make_record
 from relreason.types import Response, Task
 from relreason.untrusted import clean_response
 
@@ -128,7 +128,7 @@ def read_responses(path: Path, n_items: int) -> dict[int, Replies]:
     return responses
 
 
-def score_responses(task: Task, responses: Mapping[int, Replies]) -> list[dict[str, Any]]:
+def score_responses(task: Task, responses: Mapping[int, Replies]) -> list[Record]:
     """Read each given response against its item; one record per response, by index (the same
     record a run writes, through :func:`relreason.records.make_record`).
 
@@ -151,6 +151,6 @@ def score_responses(task: Task, responses: Mapping[int, Replies]) -> list[dict[s
                 reader=task.reader,
                 alt=alt,
                 alt_reader=task.alt_reader,
-            ).to_json()
+            )
         )
     return records

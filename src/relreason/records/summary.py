@@ -17,6 +17,7 @@ from relreason.records.context import (
     sorted_breakdown,
     wrap_line,
 )
+from relreason.records.record import Record
 
 STATUSES = ("correct", "wrong", "unparseable", "no_answer", "failed")
 
@@ -84,7 +85,7 @@ def _label_values(value: Any) -> list[str]:
 
 
 def summarize(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[Record],
     *,
     out_dir: Path,
     task: str,
@@ -100,8 +101,7 @@ def summarize(
     list value counts the item under each of its values. ``extra["accuracy_ci95"]`` holds the
     Wilson 95% interval of the accuracy.
     """
-    records_list = list(records)
-    records = records_list
+    records = list(records)
     statuses = dict.fromkeys(STATUSES, 0)
     by_label: dict[str, dict[str, dict[str, float]]] = {}
     usage = {"prompt_tokens": 0, "completion_tokens": 0}
@@ -109,16 +109,16 @@ def summarize(
     errors: Counter[str] = Counter()
     for record in records:
         n += 1
-        status = str(record.get("status"))
+        status = str(record.status)
         if status == "failed":
-            errors[str(record.get("error") or "no response")] += 1
+            errors[record.error or "no response"] += 1
         statuses[status] = statuses.get(status, 0) + 1
         hit = status == "correct"
         correct += hit
-        cached += bool(record.get("cached"))
+        cached += bool(record.cached)
         for key in usage:
-            usage[key] += int((record.get("usage") or {}).get(key, 0))
-        for name, value in (record.get("labels") or {}).items():
+            usage[key] += int(record.usage.get(key, 0))
+        for name, value in record.labels.items():
             if group_by is not None and name not in group_by:
                 continue
             for one in _label_values(value):
@@ -147,14 +147,14 @@ def summarize(
     if errors:
         summary.most_common_error, summary.most_common_error_count = errors.most_common(1)[0]
     summary.extra["accuracy_ci95"] = list(wilson_interval(correct, n))
-    audit = reading_audit(records_list)
+    audit = reading_audit(records)
     if audit is not None:
         summary.extra["reading_audit"] = audit
-    _add_permutation(summary, records_list)
+    _add_permutation(summary, records)
     return summary
 
 
-def _add_permutation(summary: RunSummary, records: list[Mapping[str, Any]]) -> None:
+def _add_permutation(summary: RunSummary, records: list[Record]) -> None:
     """Option-order figures (``--permute`` runs only) go in ``extra["permutation"]``."""
     from relreason.records.permutation import permutation_stats
 
@@ -163,35 +163,35 @@ def _add_permutation(summary: RunSummary, records: list[Mapping[str, Any]]) -> N
         summary.extra["permutation"] = stats
 
 
-def reading_audit(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+def reading_audit(records: Sequence[Record]) -> dict[str, Any] | None:
     """Accuracy under the record's own reader and under its second reading (``alt``), the
     number of items whose answers differ, and how many items each rule alone reads right.
     None when no record carries a second reading. Failed items count as wrong under both."""
-    with_alt = [r for r in records if isinstance(r.get("alt"), Mapping)]
+    with_alt = [(r, r.alt) for r in records if isinstance(r.alt, Mapping)]
     if not with_alt:
         return None
     n = len(records)
-    first = sum(r.get("status") == "correct" for r in records)
-    second = sum(bool(r["alt"].get("correct")) for r in with_alt)
-    differ = sum(r.get("answer") != r["alt"].get("answer") for r in with_alt)
+    first = sum(r.status == "correct" for r in records)
+    second = sum(bool(alt.get("correct")) for _, alt in with_alt)
+    differ = sum(r.answer != alt.get("answer") for r, alt in with_alt)
     cleanup = sum(
-        r.get("method") == "paper_rule_cleanup" or r["alt"].get("method") == "paper_rule_cleanup"
-        for r in with_alt
+        r.method == "paper_rule_cleanup" or alt.get("method") == "paper_rule_cleanup"
+        for r, alt in with_alt
     )
     return {
-        "reader": with_alt[0].get("reader"),
-        "alt_reader": with_alt[0]["alt"].get("reader"),
+        "reader": with_alt[0][0].reader,
+        "alt_reader": with_alt[0][1].get("reader"),
         "accuracy": first / n if n else None,
         "alt_accuracy": second / n if n else None,
         "answers_differ": differ,
         "only_reader_correct": sum(
-            r.get("status") == "correct" and not r["alt"].get("correct") for r in with_alt
+            r.status == "correct" and not alt.get("correct") for r, alt in with_alt
         ),
         "only_alt_correct": sum(
-            r.get("status") != "correct" and bool(r["alt"].get("correct")) for r in with_alt
+            r.status != "correct" and bool(alt.get("correct")) for r, alt in with_alt
         ),
         "paper_rule_cleanup": cleanup,
-        "alt_read": sum(r["alt"].get("answer") is not None for r in with_alt),
+        "alt_read": sum(alt.get("answer") is not None for _, alt in with_alt),
     }
 
 

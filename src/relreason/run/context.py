@@ -3,12 +3,13 @@ for the same cell and the answer habit (see :mod:`relreason.records.context`).""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import PurePath
 from typing import Any
 
 from relreason.models.baselines import baseline_pick
 from relreason.records.context import answer_habit, chance_level
+from relreason.records.record import Record
 from relreason.types import EvalItem, Task
 
 CONTEXT_BASELINES = ("random", "first")
@@ -46,10 +47,10 @@ def paper_figures_for(task: Task) -> dict[str, Any] | None:
     return {"source": f"{bench.name} {table}", "cell": f"{row}, {column}", "figures": figures}
 
 
-def task_context(task: Task, records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def task_context(task: Task, records: Iterable[Record]) -> dict[str, Any]:
     """The context of ``records`` (a run of ``task``): over the items that have a record."""
     records = list(records)
-    done = {int(r["index"]) for r in records if "index" in r}
+    done = {r.index for r in records}
     items = [item for item in task.items if item.index in done]
     return {
         "chance": chance_level(items),

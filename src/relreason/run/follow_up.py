@@ -1,44 +1,43 @@
 """The follow-up pass: a second model asked about the items one reading left open (MCR's
 ``--cleanup-model``, as the paper's official code did), through the same call path (cache,
-limits, retries). The reading it completes is updated in place in the records; nothing else is.
+limits, retries). The reading it completes replaces the record's in the records; nothing else
+changes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from typing import Any
 
 from relreason.models.base import ModelBackend
-from relreason.records.record import alt_json
+from relreason.records.record import Record, alt_json
 from relreason.run.cache import ResponseCache
 from relreason.run.calls import CallFailed, CallPath
 from relreason.run.options import RunOptions
 from relreason.types import Extraction, FollowUp, Response, Task
 
 
-def _reading(record: Mapping[str, Any], reader: str) -> tuple[str, Extraction] | None:
+def _reading(record: Record, reader: str) -> tuple[str, Extraction] | None:
     """Return ("primary" | "alt", the reading by ``reader``) of a record, if it has one."""
-    if record.get("reader") == reader:
-        source: Mapping[str, Any] = record
-        where = "primary"
-    elif isinstance(record.get("alt"), Mapping) and record["alt"].get("reader") == reader:
-        source, where = record["alt"], "alt"
-    else:
+    if record.reader == reader:
+        extraction = Extraction(record.answer, record.status, record.method, record.detail)
+        return "primary", extraction
+    alt = record.alt
+    if not isinstance(alt, Mapping) or alt.get("reader") != reader:
         return None
-    status = source.get("status")
+    status = alt.get("status")
     if status not in ("correct", "wrong", "unparseable", "no_answer", "failed"):
         return None
-    extraction = Extraction(
-        source.get("answer"), status, str(source.get("method")), source.get("detail")
-    )
-    return where, extraction
+    extraction = Extraction(alt.get("answer"), status, str(alt.get("method")), alt.get("detail"))
+    return "alt", extraction
 
 
-def _store(record: dict[str, Any], where: str, reading: Extraction, reader: str) -> None:
+def _store(record: Record, where: str, reading: Extraction, reader: str) -> Record:
+    """``record`` with its ``where`` reading replaced by ``reading``."""
     if where == "alt":
-        record["alt"] = alt_json(reading, reader)
-        return
-    record.update(
+        return dataclasses.replace(record, alt=alt_json(reading, reader))
+    return dataclasses.replace(
+        record,
         answer=reading.answer,
         status=reading.status,
         correct=reading.correct,
@@ -49,7 +48,7 @@ def _store(record: dict[str, Any], where: str, reading: Extraction, reader: str)
 
 async def apply_follow_up(
     task: Task,
-    records: dict[int, dict[str, Any]],
+    records: dict[int, Record],
     backend: ModelBackend,
     options: RunOptions,
     cache: ResponseCache | None,
@@ -65,7 +64,7 @@ async def apply_follow_up(
     changed: list[int] = []
     for index, record in sorted(records.items()):
         found = _reading(record, follow.reader)
-        output = record.get("output")
+        output = record.output
         if found is None or not isinstance(output, str) or index not in by_index:
             continue
         where, first = found
@@ -84,7 +83,7 @@ async def apply_follow_up(
             except CallFailed as failure:
                 reply = Response(error=str(failure))
             calls.remember(key, reply)
-        _store(record, where, follow.read(item, first, reply), follow.reader)
+        records[index] = _store(record, where, follow.read(item, first, reply), follow.reader)
         changed.append(index)
     calls.flush()
     return changed

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from relreason.records import RecordWriter, make_record
+from relreason.records import Record, RecordWriter, make_record
 from relreason.redact import scrub_secrets
 from relreason.run.calls import CallFailed, CallPath, Request
 from relreason.run.events import Event, ItemFinished
@@ -48,7 +48,7 @@ class ItemPath:
         options: RunOptions,
         calls: CallPath,
         writer: RecordWriter,
-        records: dict[int, dict[str, Any]],
+        records: dict[int, Record],
         emit: Callable[[Event], None],
     ) -> None:
         self.task = task
@@ -166,9 +166,8 @@ class ItemPath:
             prompts=(w.item.prompt, w.second_prompt),
             sent_as=self.calls.backend.sent_as(w.item.prompt),
         )
-        record = made.to_json()  # the form records.jsonl holds (and a resumed run reads)
-        self.records[w.item.index] = record
-        self.lines[w.item.index] = self.writer.append(record)
+        self.records[w.item.index] = made
+        self.lines[w.item.index] = self.writer.append(made)  # serialised once, here
         self.emit(
             ItemFinished(
                 index=w.item.index, status=made.status, correct=made.correct, cached=made.cached

@@ -35,11 +35,12 @@ from relreason.records import (
     RECORDS,
     SUMMARY,
     Manifest,
+    Record,
     RecordWriter,
     RunSummary,
     format_summary,
     load_manifest,
-    load_records,
+    load_typed_records,
     summarize,
     write_sorted_records,
 )
@@ -137,7 +138,8 @@ async def _run_locked(
 ) -> RunSummary:
     selected = select_items(task, options)
     prices = load_prices(prices_file)
-    records = load_records(out_dir, repair=True)  # a damaged folder is refused untouched
+    written: dict[int, str] = {}  # the lines as they are: rewritten unchanged
+    records = load_typed_records(out_dir, repair=True, lines=written)  # damaged: refused as is
     check_indices(records, task, out_dir)
     set_stop_hint(f"continue with: {resume_command(out_dir, data_dir)}")
     manifest.begin_session(
@@ -148,7 +150,7 @@ async def _run_locked(
         pid=os.getpid(),
     )
     atomic_write_json(out_dir / MANIFEST, manifest.to_json())
-    done = {i for i, r in records.items() if r.get("status") != "failed"}
+    done = {i for i, r in records.items() if r.status != "failed"}
     todo = [item for item in selected if item.index not in done]
     cache = _open_cache(options)
     own_progress = progress is None
@@ -158,7 +160,7 @@ async def _run_locked(
         f"{task.name} | {backend.spec}",
         len(selected),
         done=len(finished),
-        correct=sum(bool(r.get("correct")) for r in finished),
+        correct=sum(r.correct for r in finished),
     )
     started = time.monotonic()
     try:
@@ -168,7 +170,8 @@ async def _run_locked(
 
     def emit(event: Event) -> None:
         if isinstance(event, ItemFinished) and not event.cached:
-            usage = records.get(event.index, {}).get("usage") or {}
+            made = records.get(event.index)
+            usage = made.usage if made is not None else {}
             tokens = sum(int(usage.get(k) or 0) for k in ("prompt_tokens", "completion_tokens"))
             event = dataclasses.replace(event, tokens=tokens)
         display.event(progress_id, event)
@@ -181,6 +184,7 @@ async def _run_locked(
 
     calls = CallPath(backend, options, cache, emit, shared)
     items = ItemPath(task, options, calls, writer, records, emit)
+    items.lines.update(written)
     stop: BaseException | None = None
     backend.work_listener = work
     try:
@@ -249,7 +253,7 @@ async def _run_locked(
 
 
 async def _follow_up(
-    task: EvalTask, records: dict[int, dict[str, Any]], options: RunOptions, cache: Any
+    task: EvalTask, records: dict[int, Record], options: RunOptions, cache: Any
 ) -> list[int]:
     """Run the task's follow-up model (MCR ``--cleanup-model``) over the open readings."""
     from relreason.models.registry import load_backend
