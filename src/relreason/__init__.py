@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.2.0"
+from relreason.version import __version__
+
+__all__ = ["EvalResult", "__version__", "evaluate", "load_runs"]
 
 
 def __getattr__(name: str) -> Any:

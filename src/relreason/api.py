@@ -88,7 +88,7 @@ def evaluate(
     params = bench.for_model(bench.params(**params_values), model, model_values.get("api", "chat"))
     task = build_recorded(bench, params, folder_data)
     if permute is not None:
-        from relreason.benchmarks.permute import permuted
+        from relreason.benchmarks.registry import permuted
 
         task = permuted(task, str(permute))
     run_options = run_options_from(run_values, task)

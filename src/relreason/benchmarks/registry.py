@@ -1,4 +1,5 @@
-"""The benchmark registry: names -> ``Benchmark`` objects.
+"""The benchmark registry: names -> ``Benchmark`` objects, and what needs a benchmark by name
+(a task rebuilt from its description, ``permuted``: a task under its benchmark's option orders).
 
 Adding a benchmark is one package exporting a ``Benchmark`` and one line in ``_BUILTIN``
 (or, from outside relreason, an entry point in the group ``relreason.benchmarks`` or a call
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason.benchmarks.base import Benchmark, BenchmarkParams
+from relreason.benchmarks.permute import permute_task
 from relreason.data.spec import DataFiles
 from relreason.errors import UsageError
 from relreason.types import Task
@@ -141,11 +143,7 @@ def task_from_description(
     else:
         task = benchmark.build_task(params, data_dir)
     how = description.get("permute")
-    if how is None:
-        return task
-    from relreason.benchmarks.permute import permuted
-
-    return permuted(task, str(how))
+    return task if how is None else permuted(task, str(how))
 
 
 def download(
@@ -177,3 +175,17 @@ def verify(name: str, data_dir: Path | str | None = None) -> list[str]:
 def pinned_files(name: str) -> dict[str, str]:
     """Return file name -> pinned SHA-256 of benchmark ``name``'s official files."""
     return data_files(name)[0].pinned()
+
+
+def permuted(task: Task, how: str | None) -> Task:
+    """Return ``task`` permuted by ``how`` with its benchmark's ``reorder`` (unchanged for None).
+
+    Raises ``UsageError`` for an unknown benchmark or one that cannot reorder its options.
+    """
+    if how is None:
+        return task
+    benchmark = get(task.benchmark)
+    try:
+        return permute_task(task, how, benchmark.reorder)
+    except ValueError as error:
+        raise UsageError(f"--permute: {error}") from None

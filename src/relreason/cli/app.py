@@ -18,17 +18,18 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-import relreason
 from relreason import benchmarks
-from relreason.benchmarks.base import Benchmark, merged_options
+from relreason.benchmarks.base import Benchmark
 from relreason.cli.helptext import (
     benchmark_help,
+    command_group,
     readable_metavars,
     show_help_without_command,
 )
-from relreason.cli.options import DataDir, LimitOpt, PermuteOpt, gather_options
+from relreason.cli.options import DataDir, LimitOpt, PermuteOpt, with_params
 from relreason.errors import InterruptedRunError, RelreasonError, UnreadableAnswersError
 from relreason.types import Task
+from relreason.version import __version__
 
 err = Console(stderr=True, soft_wrap=True)
 """Errors go here; soft wrapping: a long URL or path is never broken by an inserted newline."""
@@ -63,22 +64,12 @@ def _prompt_rows(task: Task, limit: int | None) -> Iterable[dict[str, Any]]:
         }
 
 
-def with_params(
-    bench: Benchmark, *, reading: bool
-) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Give a command ``bench``'s task options (and reading options), as its ``params``."""
-    template = merged_options(bench.task_options, bench.reading_options)
-    return gather_options(
-        template if reading else bench.task_options, "params", bench.params_from_cli
-    )
-
-
 def _prompts_command(bench: Benchmark) -> Callable[..., None]:
     @with_params(bench, reading=False)
     def command(
         params: Any, limit: LimitOpt = None, permute: PermuteOpt = None, data_dir: DataDir = None
     ) -> None:
-        from relreason.benchmarks.permute import permuted
+        from relreason.benchmarks.registry import permuted
 
         _write_jsonl(_prompt_rows(permuted(bench.build_task(params, data_dir), permute), limit))
 
@@ -97,7 +88,7 @@ def _score_command(bench: Benchmark) -> Callable[..., None]:
         permute: PermuteOpt = None,
         data_dir: DataDir = None,
     ) -> None:
-        from relreason.benchmarks.permute import permuted
+        from relreason.benchmarks.registry import permuted
 
         params = _as_the_run_did(bench, params, responses)
         task = permuted(bench.build_task(params, data_dir), permute)
@@ -212,7 +203,7 @@ def download(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"relreason {relreason.__version__}")
+        typer.echo(f"relreason {__version__}")
         raise typer.Exit(0)
 
 
@@ -229,18 +220,12 @@ def _root(
     show_help_without_command(ctx)
 
 
-def _group(name_help: str) -> typer.Typer:
-    """A command group that shows its help (exit 0) when called with no subcommand."""
-    group = typer.Typer(rich_markup_mode=None, invoke_without_command=True, help=name_help)
-    group.callback()(show_help_without_command)
-    return group
-
-
 def build_app() -> typer.Typer:
     """Return the command line for the benchmarks registered now."""
     from relreason.cli.bridges import register_bridge_commands
     from relreason.cli.cache_cmd import cache_app
     from relreason.cli.listing import list_command
+    from relreason.cli.reports import compare, export, report, sweep
     from relreason.cli.run import register_run_commands
     from relreason.cli.translate import translate_command
     from relreason.generate.cli import generate_app
@@ -252,8 +237,8 @@ def build_app() -> typer.Typer:
         help="Measure how well language models reason about relations (ConvRe, MCR and more).",
     )
     app.callback()(_root)
-    prompts_app = _group("Print a setting's prompts as JSON lines.")
-    score_app = _group("Score model outputs you already have.")
+    prompts_app = command_group("Print a setting's prompts as JSON lines.")
+    score_app = command_group("Score model outputs you already have.")
     for bench in benchmarks.all_benchmarks():
         prompts_app.command(bench.name, help=benchmark_help(bench, bench.title))(
             _prompts_command(bench)
@@ -267,6 +252,10 @@ def build_app() -> typer.Typer:
     app.command("list")(list_command)
     app.add_typer(cache_app, name="cache")
     register_run_commands(app)
+    app.command("sweep")(sweep)
+    app.command("report")(report)
+    app.command("compare")(compare)
+    app.command("export")(export)
     app.add_typer(generate_app, name="generate")
     app.command("translate")(translate_command)
     register_bridge_commands(app)
@@ -276,10 +265,10 @@ def build_app() -> typer.Typer:
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; user errors print one message (no traceback) and exit non-zero.
 
-    After a Ctrl-C or SIGTERM (``relreason.cli.stop_requested``), whatever error the
+    After a Ctrl-C or SIGTERM (``relreason.cli.stops.stop_requested``), whatever error the
     interrupted work ended in (a half-imported library, typer's own exit 130) is reported as
     the stop it was: one ``stopped:`` line, exit 130."""
-    from relreason.cli import stop_requested
+    from relreason.cli.stops import stop_requested
 
     try:
         if not sys.stderr.isatty():

@@ -1,5 +1,6 @@
 """Command-line option types shared by the commands, and ``gather_options``, which gives a
-command the options declared in another function's signature (a benchmark's, the runner's)."""
+command the options declared in another function's signature (a benchmark's, the runner's);
+``with_params`` gives it a benchmark's options that way."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from relreason.benchmarks.base import Benchmark, merged_options
 from relreason.run.options import BOUNDS
 
 
@@ -84,6 +86,11 @@ def gather_options(
     return decorate
 
 
+PricesOpt = Annotated[
+    Path | None,
+    typer.Option("--prices", envvar="RELREASON_PRICES", help="Your price table (YAML/JSON)."),
+]
+
 PermuteOpt = Annotated[
     str | None,
     typer.Option(
@@ -93,3 +100,13 @@ PermuteOpt = Annotated[
         show_default=False,
     ),
 ]
+
+
+def with_params(
+    bench: Benchmark, *, reading: bool
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Give a command ``bench``'s task options (and reading options), as its ``params``."""
+    template = merged_options(bench.task_options, bench.reading_options)
+    return gather_options(
+        template if reading else bench.task_options, "params", bench.params_from_cli
+    )

@@ -1,5 +1,6 @@
-"""The ``relreason run`` (one subcommand per registered benchmark), ``sweep``, ``report`` and
-``compare`` commands: evaluate a model end to end."""
+"""The ``relreason run`` command (one subcommand per registered benchmark, and ``--resume``):
+evaluate a model end to end. ``sweep``, ``report``, ``compare`` and ``export`` are in
+:mod:`relreason.cli.reports`."""
 
 from __future__ import annotations
 
@@ -13,19 +14,22 @@ import typer
 from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark
 from relreason.benchmarks.registry import build_recorded
-from relreason.cli.app import with_params
 from relreason.cli.helptext import benchmark_help
-from relreason.cli.options import Api, DataDir, LimitOpt, PermuteOpt, Scoring, gather_options
+from relreason.cli.options import (
+    Api,
+    DataDir,
+    LimitOpt,
+    PermuteOpt,
+    PricesOpt,
+    Scoring,
+    gather_options,
+    with_params,
+)
 from relreason.errors import ItemsFailedError, UnreadableAnswersError, UsageError
 from relreason.models.options import OPTION_HELP, ModelOptions
 from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS, load_backend, refuse_inapplicable
 from relreason.run.options import BOUNDS, RunOptions, run_options_from
 from relreason.types import Task
-
-PricesOpt = Annotated[
-    Path | None,
-    typer.Option("--prices", envvar="RELREASON_PRICES", help="Your price table (YAML/JSON)."),
-]
 
 
 class RunConfig:
@@ -301,7 +305,7 @@ def _run_command(bench: Benchmark) -> Callable[..., None]:
     @with_run_options
     @with_params(bench, reading=True)
     def command(params: Any, *, cfg: RunConfig) -> None:
-        from relreason.benchmarks.permute import permuted
+        from relreason.benchmarks.registry import permuted
 
         params = bench.for_model(params, cfg.model, cfg.api.value)
         execute(permuted(build_recorded(bench, params, cfg.data_dir), cfg.permute), cfg)
@@ -345,9 +349,7 @@ def _run_main(
 
 
 def register_run_commands(app: typer.Typer) -> None:
-    """Add ``run`` (one subcommand per benchmark), ``sweep``, ``report``, ``compare``."""
-    from relreason.cli.reports import compare, export, report, sweep
-
+    """Add ``run``: one subcommand per benchmark, and ``--resume``."""
     run_app = typer.Typer(
         rich_markup_mode=None,
         no_args_is_help=False,
@@ -358,7 +360,3 @@ def register_run_commands(app: typer.Typer) -> None:
     for bench in benchmarks.all_benchmarks():
         run_app.command(bench.name)(_run_command(bench))
     app.add_typer(run_app, name="run")
-    app.command("sweep")(sweep)
-    app.command("report")(report)
-    app.command("compare")(compare)
-    app.command("export")(export)

@@ -12,7 +12,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import relreason
 from relreason.benchmarks.registry import PARAMS_KEY
 from relreason.errors import RelreasonError, UsageError
 from relreason.files import atomic_write_json
@@ -40,6 +39,7 @@ from relreason.run.selection import (
     servers_of,
 )
 from relreason.types import Task as EvalTask
+from relreason.version import __version__
 
 
 def compared_description(task: EvalTask) -> dict[str, Any]:
@@ -114,7 +114,7 @@ def new_manifest(
     for missing provenance (git commit, data checksums become null)."""
     return Manifest(
         format_version=FORMAT_VERSION,
-        relreason_version=relreason.__version__,
+        relreason_version=__version__,
         git_commit=_commit(),
         python=sys.version.split()[0],
         platform=platform.platform(),
@@ -149,7 +149,7 @@ def versions() -> dict[str, str | None]:
     from importlib.metadata import PackageNotFoundError, version
 
     found: dict[str, str | None] = {
-        "relreason": relreason.__version__,
+        "relreason": __version__,
         "python": sys.version.split()[0],
     }
     for name in ("torch", "transformers", "openai", "anthropic", "llama-cpp-python"):
