@@ -2,7 +2,8 @@
 
 For notebooks: ``relreason.evaluate(benchmark, model, **options)`` runs a model and returns a
 result with ``.to_pandas()``; ``relreason.load_runs(folder)`` loads run folders as pandas data
-frames (imported on first use).
+frames (imported on first use). Public face: ``evaluate``, ``EvalResult``, ``load_runs``,
+``__version__``.
 """
 
 from __future__ import annotations

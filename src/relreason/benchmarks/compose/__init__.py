@@ -1,6 +1,6 @@
 """Compose: generated, solver-verified relation questions (kinship, position, order) in the MCR
 format, read like MCR. Ships an embedded default set per language: no download. Public face:
-``BENCHMARK``."""
+``BENCHMARK``, ``ComposeParams``."""
 
 from relreason.benchmarks.compose.benchmark import BENCHMARK, ComposeParams
 
