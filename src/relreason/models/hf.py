@@ -55,8 +55,6 @@ class HFBackend(ModelBackend):
     Raises ``UsageError`` when the model or tokenizer cannot be loaded or an option is bad.
     """
 
-    supports_logprobs = True
-
     def __init__(
         self,
         name_or_path: str,
@@ -325,8 +323,9 @@ class HFBackend(ModelBackend):
             )
         return responses
 
-    async def prepare_choices(self, requests: Sequence[ChoiceRequest]) -> None:
-        """Optional hook: score all of a task's choice requests at once, ahead of time.
+    async def prepare_choices(self, requests: Sequence[ChoiceRequest]) -> bool:
+        """Score all of a task's choice requests at once, ahead of time (the hook of
+        ``ModelBackend.prepare_choices``; True: prepared, False: no prefix tree here).
 
         The whole task's rows go through one prefix tree; the results and the tokenised rows
         are kept until ``score_choices`` asks for the same request (they are then served from
@@ -334,11 +333,11 @@ class HFBackend(ModelBackend):
         call is a tree of its own. Requests that cannot be scored are skipped here
         (``score_choices`` reports them); a model error only drops the prepared results.
         """
-        await asyncio.to_thread(self._prepare_sync, list(requests))
+        return await asyncio.to_thread(self._prepare_sync, list(requests))
 
-    def _prepare_sync(self, requests: list[ChoiceRequest]) -> None:
+    def _prepare_sync(self, requests: list[ChoiceRequest]) -> bool:
         if self._tree is None:
-            return
+            return False
         rows: list[Row] = []
         for i, req in enumerate(requests):
             try:
@@ -353,6 +352,7 @@ class HFBackend(ModelBackend):
             except RuntimeError:
                 self._tree.memo.clear()
                 self._prepared_rows.clear()
+        return True
 
     def _prepared_or_new_rows(self, owner: int, req: ChoiceRequest) -> tuple[list[Row], int]:
         """``_rows_for``, taking (and dropping) the rows ``prepare_choices`` tokenised."""

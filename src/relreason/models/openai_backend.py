@@ -82,7 +82,6 @@ class OpenAIBackend(ModelBackend):
     """
 
     batch_size = 1
-    supports_logprobs = True
 
     def __init__(
         self,

@@ -80,7 +80,7 @@ def run_config(task: EvalTask, backend: ModelBackend, options: RunOptions) -> di
 def check_capabilities(backend: ModelBackend, options: RunOptions) -> None:
     """Raise ``UsageError`` when the backend cannot do what the options ask (checked before
     any run folder is written)."""
-    if options.scoring == "logprob" and not backend.supports_choice_scoring:
+    if options.scoring == "logprob" and not backend.capabilities.choice_scoring:
         raise UsageError(
             f"model {backend.spec} cannot score choices by log-likelihood; use --scoring generate"
         )
