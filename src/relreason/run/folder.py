@@ -34,6 +34,7 @@ from relreason.run.options import RunOptions
 from relreason.run.selection import (
     items_fingerprint,
     reader_name,
+    readers_match,
     select_items,
     selection_text,
     servers_of,
@@ -162,8 +163,15 @@ def versions() -> dict[str, str | None]:
 
 def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """The keys of ``old`` whose values differ in ``new`` (keys an older relreason did not
-    record are not compared)."""
-    return [key for key in sorted(old) if key in new and old.get(key) != new.get(key)]
+    record are not compared; a reader recorded in the older form is compared by its rule's
+    name, see ``readers_match``)."""
+    return [
+        key
+        for key in sorted(old)
+        if key in new
+        and old.get(key) != new.get(key)
+        and not (key == "reader" and readers_match(old[key], new[key]))
+    ]
 
 
 def _is_leftover(path: Path) -> bool:
