@@ -109,7 +109,8 @@ def convre9(shared_data: Path) -> list[ChoiceRequest]:
 
 
 def mcr_zero_shot(shared_data: Path, n: int) -> list[tuple[str, list[str]]]:
-    """MCR English zero-shot prompts built straight from BENCHMARKS.md, with their options."""
+    """MCR English zero-shot prompts built straight from the official ``main.py``'s formula,
+    with their options."""
     questions = json.loads((shared_data / "mcr" / "composition_english.json").read_text())
     result = []
     for q in questions[::79][:n]:

@@ -2,11 +2,11 @@
 inside functions alike (a lazy import that closes a loop is a loop all the same).
 
 The graph is built from the source with :mod:`ast`, so the test imports nothing it checks.
-An edge ``a -> b`` means module ``a`` imports ``b``; importing ``relreason.x.y`` (or anything
+An edge ``a -> b`` means module ``a`` imports ``b``; importing ``relreason.<x>.<y>`` (or anything
 from it) also runs every package ``__init__`` on the way, so it adds the edges ``a ->
-relreason.x`` and ``a -> relreason`` too, except for the packages ``a`` itself lies in (they
-are already running when ``a`` runs). ``from relreason.x import y`` where ``y`` is a submodule
-adds ``a -> relreason.x.y``; naming a package itself (``from relreason.x import name``) is an
+relreason.<x>`` and ``a -> relreason`` too, except for the packages ``a`` itself lies in (they
+are already running when ``a`` runs). ``from relreason.<x> import y`` where ``y`` is a submodule
+adds ``a -> relreason.<x>.<y>``; naming a package itself (``from relreason.<x> import name``) is an
 edge to its ``__init__`` even from inside the package, since that is where ``name`` lives.
 """
 

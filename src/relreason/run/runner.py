@@ -7,7 +7,8 @@ rerun (or :func:`resume_run`) redoes only failed and missing items.
 
 This module holds the entry points; the options are in :mod:`relreason.run.options`, the run
 folder's configuration and manifest in :mod:`relreason.run.folder`, the concurrent per-item
-work in :mod:`relreason.run.engine` and the rate limits in :mod:`relreason.run.limits`.
+work in :mod:`relreason.run.items` (the item path) and :mod:`relreason.run.calls` (the call
+path: cache, retries) and the rate limits in :mod:`relreason.run.limits`.
 """
 
 from __future__ import annotations
@@ -314,7 +315,8 @@ async def aresume_run(
     """Continue the run in ``out_dir`` as its manifest describes; return its summary.
 
     ``task``/``backend`` may be given explicitly (they must match the manifest); otherwise they
-    are rebuilt with ``relreason.tasks.build_task_from_description`` and
+    are rebuilt with ``relreason.run.runner.resume_task`` (through
+    ``relreason.benchmarks.registry.task_from_description``) and
     ``relreason.models.registry.load_backend``. Raises ``UsageError`` for a non-run folder or a
     configuration that differs from the folder's, ``DataError`` for a corrupt manifest.
     """
