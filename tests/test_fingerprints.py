@@ -81,7 +81,7 @@ def test_another_reader_is_refused(tmp_path: Path) -> None:
 
 def test_another_server_is_refused_before_any_request(tmp_path: Path) -> None:
     pytest.importorskip("openai")
-    from relreason.models.openai_backend import OpenAIBackend
+    from relreason.models.openai.backend import OpenAIBackend
     from servers.fault_server import FaultServer
 
     out = tmp_path / "run"

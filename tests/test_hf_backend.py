@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from relreason.benchmarks.convre.prompts import build_items
 from relreason.errors import UsageError
-from relreason.models.hf import HFBackend
-from relreason.models.hf_choices import common_prefix_len, split_pair
-from relreason.models.hf_generate import cut_at_stop
+from relreason.models.hf.backend import HFBackend
+from relreason.models.hf.choices import common_prefix_len, split_pair
+from relreason.models.hf.generate import cut_at_stop
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response
 
 TOLERANCE = 1e-3

@@ -86,7 +86,7 @@ BACKENDS: dict[str, BackendInfo] = {
                            "relreason.models.smollm2:build", "hf", True, _ALL, (), _LOCAL,
                            needs_name=False),
     "hf": BackendInfo("hf", "hf:PATH_OR_NAME", "a local Hugging Face model (causal or seq2seq)",
-                      "relreason.models.hf:build", "hf", True, _ALL, (), _LOCAL),
+                      "relreason.models.hf.backend:build", "hf", True, _ALL, (), _LOCAL),
     "gguf": BackendInfo("gguf", "gguf:FILE", "a GGUF file in llama.cpp, in-process"
                         " (gguf:smollm2: the bundled one as shipped)",
                         "relreason.models.gguf:build", "gguf", True, _ALL, (), _GGUF),
@@ -94,7 +94,7 @@ BACKENDS: dict[str, BackendInfo] = {
                         " (vllm:smollm2: the bundled one)",
                         "relreason.models.vllm_backend:build", "vllm", True, _ALL, (), _VLLM),
     "openai": BackendInfo("openai", "openai:MODEL", "OpenAI or any OpenAI-compatible server",
-                          "relreason.models.openai_backend:build", "openai", False, _ALL,
+                          "relreason.models.openai.backend:build", "openai", False, _ALL,
                           ("chat", "completions"), ("base_urls", "api", "timeout")),
     "anthropic": BackendInfo("anthropic", "anthropic:MODEL", "Anthropic Messages API",
                              "relreason.models.anthropic_backend:build", "anthropic", False,

@@ -2,8 +2,8 @@
 
 Prompts go to the model raw by default, as lm-eval's ``hf`` model sends them (no special tokens
 added to causal prompts); ``chat_template=True`` wraps each prompt as one user message. Choice
-scoring follows lm-eval's log-likelihood computation; see ``hf_choices`` for batching and the
-shared-prefix cache, ``hf_generate`` for generation.
+scoring follows lm-eval's log-likelihood computation; see ``hf.choices`` for batching and the
+shared-prefix cache, ``hf.generate`` for generation.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM
 
 from relreason.errors import UsageError
 from relreason.models.base import ModelBackend, with_latency
-from relreason.models.hf_choices import (
+from relreason.models.hf.choices import (
     CausalScorer,
     PrefixCache,
     Row,
@@ -28,8 +28,8 @@ from relreason.models.hf_choices import (
     causal_rows,
     run_rows,
 )
-from relreason.models.hf_generate import generate_batch
-from relreason.models.hf_tree_scorer import PrefixTreeScorer
+from relreason.models.hf.generate import generate_batch
+from relreason.models.hf.tree_scorer import PrefixTreeScorer
 from relreason.models.options import ModelOptions, resolve_device
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response, Usage
 
@@ -102,7 +102,7 @@ class HFBackend(ModelBackend):
             if self.encoder_decoder
             else CausalScorer(self.model, self.pad_id, self.prefix)
         )
-        # With the prefix cache on, causal rows go through a prefix tree (hf_tree_scorer).
+        # With the prefix cache on, causal rows go through a prefix tree (hf.tree_scorer).
         self._tree = (
             PrefixTreeScorer(
                 self.model,
@@ -194,7 +194,7 @@ class HFBackend(ModelBackend):
         return list(self.tokenizer(text, add_special_tokens=special)["input_ids"])
 
     async def generate(self, requests: Sequence[GenerationRequest]) -> list[Response]:
-        """Continue each prompt as text (see ``hf_generate``); one response per request."""
+        """Continue each prompt as text (see ``hf.generate``); one response per request."""
         return await asyncio.to_thread(self._generate_sync, list(requests))
 
     async def score_choices(self, requests: Sequence[ChoiceRequest]) -> list[Response]:
