@@ -332,9 +332,9 @@ def test_the_runner_prepares_a_whole_slice_and_changes_no_score(
     prepared: list[int] = []
     real = backend.prepare_choices
 
-    async def counting(requests: Any) -> None:
+    async def counting(requests: Any) -> bool:
         prepared.append(len(requests))
-        await real(requests)
+        return await real(requests)
 
     backend.prepare_choices = counting  # type: ignore[method-assign]
     run_task(task, backend, tmp_path / "with", options, close_backend=False)
