@@ -23,7 +23,7 @@ DATA = Path(
 def main() -> None:
     """Score setting 9 and generate setting 1 in each dtype; compare with float32."""
     from relreason.benchmarks.convre.prompts import build_items
-    from relreason.models.hf import HFBackend
+    from relreason.models.hf.backend import HFBackend
     from relreason.models.smollm2 import converted_dir
     from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest
 

@@ -87,7 +87,7 @@ def phase_ours_ll(reqs: list[tuple[str, dict[str, str]]], mode: str, batch: int)
 
     backend = load_smollm2(batch_size=batch, prefix_cache=mode != "plain")
     if mode == "batch-prefix":
-        backend._tree = None  # the per-batch shared-prefix path of hf_choices
+        backend._tree = None  # the per-batch shared-prefix path of hf.choices
     if backend._tree is not None:
         runner = backend._tree.runner
         if mode in ("tree-all-logits", "tree-unpacked", "tree-masked", "tree-segmented"):

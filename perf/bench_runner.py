@@ -82,7 +82,7 @@ def wrk_ceiling(url: str, seconds: int, connections: int) -> float | None:
 
 def runner_rate(url: str, concurrency: int, n: int, workdir: Path) -> float:
     """Items per second through the runner with the real OpenAIBackend."""
-    from relreason.models.openai_backend import OpenAIBackend
+    from relreason.models.openai.backend import OpenAIBackend
 
     backend = OpenAIBackend("bench", base_urls=[url], timeout=30)
     options = RunOptions(use_cache=False, concurrency=concurrency, request_timeout=30)

@@ -54,7 +54,7 @@ CHILD = textwrap.dedent(
     from servers.fault_server import toy_task
     from relreason.cli.app import fail
     from relreason.errors import RelreasonError
-    from relreason.models.openai_backend import OpenAIBackend
+    from relreason.models.openai.backend import OpenAIBackend
     from relreason.run.runner import RunOptions, resume_run, run_task
 
     url, out, mode, n = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from relreason.errors import UsageError
+from relreason.models.base import Capabilities
 from relreason.models.baselines import BaselineBackend
-from relreason.models.registry import SPEC_FORMS, ModelOptions, load_backend
+from relreason.models.registry import BACKENDS, SPEC_FORMS, ModelOptions, load_backend
 from relreason.types import ChoiceRequest, GenerationRequest
 
 LETTERS = ("A", "B", "C", "D")
@@ -52,6 +54,41 @@ def test_registry_builds_baselines() -> None:
     assert load_backend("random:7").describe()["seed"] == 7
     assert load_backend("first").describe()["kind"] == "first"
     assert load_backend("random", seed=3).describe()["seed"] == 3
+
+
+def test_a_built_backend_has_its_registry_lines_capabilities() -> None:
+    """Capabilities are declared once, on the registry line; the backend built gets them."""
+    assert BACKENDS["anthropic"].capabilities == Capabilities(logprobs=False, choice_scoring=False)
+    backend = load_backend("first")
+    assert backend.capabilities is BACKENDS["first"].capabilities
+    assert backend.capabilities.logprobs and backend.capabilities.choice_scoring
+    assert BaselineBackend("first").capabilities == Capabilities()  # built by hand: defaults
+
+
+def test_no_backend_class_declares_capabilities_of_its_own() -> None:
+    """The backend classes leave capabilities to their registry lines (no second declaration):
+    read from the source, so that backends whose libraries are missing are checked too."""
+    import ast
+
+    import relreason.models as models
+
+    folder = Path(models.__file__).parent
+    declared = []
+    for path in sorted(folder.rglob("*.py")):
+        if path.name in ("base.py", "registry.py"):  # the contract and the declarations
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                for stmt in node.body:
+                    targets = (
+                        [stmt.target]
+                        if isinstance(stmt, ast.AnnAssign)
+                        else getattr(stmt, "targets", [])
+                    )
+                    names = {t.id for t in targets if isinstance(t, ast.Name)}
+                    if names & {"capabilities", "supports_logprobs", "supports_choice_scoring"}:
+                        declared.append(f"{path.name}:{node.name}")
+    assert not declared
 
 
 @pytest.mark.parametrize("spec", ["gpt-4", "hf:", "openai:", "random:x", "first:2", ""])

@@ -81,7 +81,7 @@ def _eval(llama: LlamaServer, data: Path, log_dir: Path, monkeypatch: pytest.Mon
 
 
 def _relreason_run(llama: LlamaServer, data: Path, out: Path) -> dict[int, dict[str, Any]]:
-    from relreason.models.openai_backend import OpenAIBackend
+    from relreason.models.openai.backend import OpenAIBackend
     from relreason.run.options import RunOptions, with_task_length
     from relreason.run.runner import run_task
     from relreason.types import GenerationParams

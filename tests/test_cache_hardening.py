@@ -35,7 +35,7 @@ def test_the_servers_are_part_of_the_key() -> None:
 
 def test_another_server_is_asked_not_answered_from_the_cache(tmp_path: Path) -> None:
     pytest.importorskip("openai")
-    from relreason.models.openai_backend import OpenAIBackend
+    from relreason.models.openai.backend import OpenAIBackend
 
     options = RunOptions(cache_path=tmp_path / "c.sqlite3", max_retries=0)
     with FaultServer(fault_rate=0.0) as one, FaultServer(fault_rate=0.0) as two:

@@ -27,7 +27,7 @@ def cli(args: list[str]) -> None:
 
 
 def _mcr_prompt(raw: dict, suffix: str) -> str:
-    """MCR's formula (BENCHMARKS.md), written out here independently of the package."""
+    """MCR's formula (the official ``main.py``), written out here independently of the package."""
     choices = "".join(f"{chr(65 + j)}) {o} " for j, o in enumerate(raw["options"]))
     return "Q: " + raw["question"].strip() + " Answer choices: " + choices + "\nA:" + suffix
 

@@ -1,4 +1,5 @@
-"""ConvRe items and prompts against the official data and BENCHMARKS.md, byte for byte."""
+"""ConvRe items and prompts against the official data and the official
+``utils/data_processor.py`` (``ConvReProcessor.construct_prompt``), byte for byte."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from relreason.errors import UsageError
 
 TASK_NAMES = ("re2text", "text2re")
 
-# The paper's settings, transcribed from BENCHMARKS.md:
+# The paper's settings (Tables 2-4, the prompt ids of Table 9, the official README):
 # id: (prompt, relation, n_shot, example_type, text_type re2text, text_type text2re)
 PAPER_TABLE = {
     1: ("normal", "normal", 0, "regular", "regular", "hard"),
@@ -49,11 +50,12 @@ def _json(data: Path, name: str) -> Any:
     return json.loads((data / "convre" / name).read_text(encoding="utf-8"))
 
 
-# ---- an independent reference, transcribed literally from BENCHMARKS.md ------------------
+# ---- an independent reference, transcribed from the official construct_prompt -------------
 
 
 def reference_prompts(data: Path, task: str, knobs: tuple[Any, ...], subset: bool) -> list[str]:
-    """Straight-line transcription of BENCHMARKS.md's string formula (no shared helpers)."""
+    """Straight-line transcription of the official ``construct_prompt``'s string formula (no
+    shared helpers)."""
     prompt_knob, relation, n_shot, example_type, text_type = knobs
     triples_file = "triple_subset.json" if subset else "triple_dataset.json"
     dataset = _json(data, triples_file)
@@ -74,7 +76,7 @@ def reference_prompts(data: Path, task: str, knobs: tuple[Any, ...], subset: boo
                 F = F + "\n"
             else:
                 F = "\n"
-            I = "Instruction: " + R[relation]  # noqa: E741 - the name BENCHMARKS.md uses
+            I = "Instruction: " + R[relation]  # noqa: E741 - a one-letter name, as in the formula
             if task == "re2text":
                 REL = t["relation"].split(",")[-1].strip()
                 Q = "Question: (?, " + REL + ", " + t["tail"] + ")"

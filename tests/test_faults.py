@@ -21,7 +21,7 @@ from relreason.run.runner import RunOptions, run_task
 from servers.fault_server import FAULTS, FaultServer, toy_task
 
 pytest.importorskip("openai")
-from relreason.models.openai_backend import OpenAIBackend
+from relreason.models.openai.backend import OpenAIBackend
 
 pytestmark = pytest.mark.server
 
@@ -98,7 +98,7 @@ SCRIPT = textwrap.dedent(
     from pathlib import Path
     sys.path.insert(0, {tests!r})
     from servers.fault_server import toy_task
-    from relreason.models.openai_backend import OpenAIBackend
+    from relreason.models.openai.backend import OpenAIBackend
     from relreason.run.runner import RunOptions, resume_run, run_task
 
     logging.basicConfig(level=logging.DEBUG)

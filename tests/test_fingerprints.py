@@ -73,14 +73,15 @@ def test_another_reader_is_refused(tmp_path: Path) -> None:
     def other_reader(item: object, response: object) -> Extraction:
         return Extraction(None, "unparseable", "none")
 
-    task = dataclasses.replace(toy_task(12), scorer=other_reader)
+    # readers are told apart by their declared name (and options), not by their function
+    task = dataclasses.replace(toy_task(12), scorer=other_reader, reader="other")
     with pytest.raises(UsageError, match="reader"):
         resume_run(out, task=task, backend=BaselineBackend("random", seed=1))
 
 
 def test_another_server_is_refused_before_any_request(tmp_path: Path) -> None:
     pytest.importorskip("openai")
-    from relreason.models.openai_backend import OpenAIBackend
+    from relreason.models.openai.backend import OpenAIBackend
     from servers.fault_server import FaultServer
 
     out = tmp_path / "run"

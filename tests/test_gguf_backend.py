@@ -133,7 +133,7 @@ def test_the_prompt_is_evaluated_once_for_its_choices(gguf: GGUFBackend, shared_
 def test_scores_and_answers_are_close_to_hf_on_the_same_items(
     gguf: GGUFBackend, shared_data: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    from relreason.models.hf import HFBackend
+    from relreason.models.hf.backend import HFBackend
     from relreason.models.smollm2 import converted_dir
 
     root = tmp_path_factory.getbasetemp() / "relreason-cache"

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from relreason.benchmarks.convre.prompts import build_items
 from relreason.errors import UsageError
-from relreason.models.hf import HFBackend
-from relreason.models.hf_choices import common_prefix_len, split_pair
-from relreason.models.hf_generate import cut_at_stop
+from relreason.models.hf.backend import HFBackend
+from relreason.models.hf.choices import common_prefix_len, split_pair
+from relreason.models.hf.generate import cut_at_stop
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response
 
 TOLERANCE = 1e-3
@@ -109,7 +109,8 @@ def convre9(shared_data: Path) -> list[ChoiceRequest]:
 
 
 def mcr_zero_shot(shared_data: Path, n: int) -> list[tuple[str, list[str]]]:
-    """MCR English zero-shot prompts built straight from BENCHMARKS.md, with their options."""
+    """MCR English zero-shot prompts built straight from the official ``main.py``'s formula,
+    with their options."""
     questions = json.loads((shared_data / "mcr" / "composition_english.json").read_text())
     result = []
     for q in questions[::79][:n]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from relreason.benchmarks.convre.prompts import build_items
-from relreason.models.hf import HFBackend
+from relreason.models.hf.backend import HFBackend
 from relreason.models.options import resolve_device
 from relreason.types import ChoiceRequest
 

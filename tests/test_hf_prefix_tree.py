@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from relreason.models import tree_attention
-from relreason.models.hf import HFBackend
-from relreason.models.hf_choices import CausalScorer, Row, run_rows
-from relreason.models.hf_prefix_tree import TreeRunner
-from relreason.models.hf_tree_scorer import PrefixTreeScorer
-from relreason.models.prefix_tree import Node, Read, build_tree, merge_small, rows_to_reads
+from relreason.models.hf import tree_attention
+from relreason.models.hf.backend import HFBackend
+from relreason.models.hf.choices import CausalScorer, Row, run_rows
+from relreason.models.hf.prefix_tree import Node, Read, build_tree, merge_small, rows_to_reads
+from relreason.models.hf.tree_runner import TreeRunner
+from relreason.models.hf.tree_scorer import PrefixTreeScorer
 from relreason.types import ChoiceRequest, Response
 
 TOLERANCE = 1e-4
@@ -332,9 +332,9 @@ def test_the_runner_prepares_a_whole_slice_and_changes_no_score(
     prepared: list[int] = []
     real = backend.prepare_choices
 
-    async def counting(requests: Any) -> None:
+    async def counting(requests: Any) -> bool:
         prepared.append(len(requests))
-        await real(requests)
+        return await real(requests)
 
     backend.prepare_choices = counting  # type: ignore[method-assign]
     run_task(task, backend, tmp_path / "with", options, close_backend=False)
@@ -353,7 +353,7 @@ def test_the_lean_pass_takes_only_a_float32_llama_body(plain: HFBackend) -> None
 
     import torch
 
-    from relreason.models.lean_llama import LeanLlama
+    from relreason.models.hf.lean_llama import LeanLlama
 
     body = plain.model.model
     assert LeanLlama.for_model(body) is not None
@@ -363,12 +363,12 @@ def test_the_lean_pass_takes_only_a_float32_llama_body(plain: HFBackend) -> None
 
 @pytest.mark.model
 def test_segmented_siblings_group_by_tokens_and_masked_ones_by_batch(plain: HFBackend) -> None:
-    from relreason.models import hf_prefix_tree
+    from relreason.models.hf import tree_runner
 
     children = [Node(4, [1] * 50) for _ in range(10)]
     runner = TreeRunner(plain.model, 3, plain.pad_id)
     assert [len(g) for g in runner._groups(children)] == [10], "500 tokens: one pass"
-    big = [Node(4, [1] * (hf_prefix_tree.SEGMENT_TOKENS // 2)) for _ in range(3)]
+    big = [Node(4, [1] * (tree_runner.SEGMENT_TOKENS // 2)) for _ in range(3)]
     assert [len(g) for g in runner._groups(big)] == [2, 1], "the token limit still holds"
     _masked(runner)
     assert [len(g) for g in runner._groups(children)] == [3, 3, 3, 1]

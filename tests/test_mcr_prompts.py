@@ -1,4 +1,4 @@
-"""MCR prompts, items, names and figures, checked against the official data and BENCHMARKS.md."""
+"""MCR prompts, items, names and figures, checked against the official data and ``main.py``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from relreason.benchmarks.mcr import prompts as mcr
 from relreason.errors import UsageError
 
 LONG = {"en": "english", "zh": "chinese", "fr": "french", "ja": "japanese", "ko": "korean"}
-SIZES = {"en": 1598, "zh": 1587, "fr": 1598, "ja": 1597, "ko": 1598}  # BENCHMARKS.md / release
+SIZES = {"en": 1598, "zh": 1587, "fr": 1598, "ja": 1597, "ko": 1598}  # the release files' lengths
 PAPER_TABLE1 = {  # paper Table 1, per category, "for each language" (English file)
     "Positional": 347,
     "Comparative": 325,
@@ -37,7 +37,7 @@ def _raw(shared_data: Path, code: str) -> list[dict[str, Any]]:
 def _reference_prompt(
     entry: dict[str, Any], method: str, exemplars: dict[str, str], lang: str
 ) -> str:
-    """Straight-line copy of the BENCHMARKS.md formula, independent of the module."""
+    """Straight-line copy of the official ``main.py`` formula, independent of the module."""
     x = "Q: " + entry["question"].strip() + " Answer choices: "
     letter = 65
     for option in entry["options"]:

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from relreason.errors import UsageError
 from relreason.models.base import TransientError
 from relreason.models.errors_map import APIRequestError, parse_retry_after, public_url, scrub
-from relreason.models.openai_backend import (
+from relreason.models.openai.backend import (
     OpenAIBackend,
     continuation_logprob,
     continuation_positions,

@@ -17,7 +17,8 @@ from relreason import benchmarks
 from relreason.benchmarks.convre.reorder import reorder_ab
 from relreason.benchmarks.mcr.prompts import build_task as build_mcr
 from relreason.benchmarks.mcr.reorder import reorder_lettered
-from relreason.benchmarks.permute import orders, parse_permute, permute_task, permuted
+from relreason.benchmarks.permute import orders, parse_permute, permute_task
+from relreason.benchmarks.registry import permuted
 from relreason.cli import main
 from relreason.errors import UsageError
 from relreason.records.permutation import permutation_stats

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from relreason.errors import UsageError
-from relreason.models.base import ModelBackend, TransientError
+from relreason.models.base import Capabilities, ModelBackend, TransientError
 from relreason.models.baselines import BaselineBackend
 from relreason.records import RECORD_FIELDS, Record, load_records, summarize
 from relreason.run.runner import RunOptions, run_task
@@ -35,7 +35,7 @@ class ScriptedBackend(ModelBackend):
     per prompt, batch sizes and the largest number of calls in flight.
     """
 
-    supports_logprobs = True
+    capabilities = Capabilities(logprobs=True)
 
     def __init__(
         self,

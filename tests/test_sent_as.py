@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from relreason.models.baselines import BaselineBackend
-from relreason.models.openai_backend import OpenAIBackend
+from relreason.models.openai.backend import OpenAIBackend
 from relreason.run.runner import RunOptions, run_task
 from servers.fault_server import FaultServer, toy_task
 

@@ -53,7 +53,7 @@ SCRIPT = textwrap.dedent(
 
     url, out, kind = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
     if kind == "api":
-        from relreason.models.openai_backend import OpenAIBackend
+        from relreason.models.openai.backend import OpenAIBackend
         backend = OpenAIBackend("fault-model", base_urls=[url], timeout=5)
     else:
         backend = SlowLocal()
@@ -110,7 +110,7 @@ def test_a_signal_stops_an_api_run_cleanly_and_it_resumes(
         finished = {i for i, r in load_records(out).items() if r["status"] != "failed"}
         assert 10 <= len(finished) < 200
         at_stop = dict(server.counts)
-        from relreason.models.openai_backend import OpenAIBackend
+        from relreason.models.openai.backend import OpenAIBackend
 
         summary = resume_run(
             out, task=toy_task(200), backend=OpenAIBackend("fault-model", base_urls=[server.url])

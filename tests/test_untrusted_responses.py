@@ -20,7 +20,7 @@ from servers.fault_server import FaultServer, answer_letter, toy_task
 pytestmark = pytest.mark.server
 openai = pytest.importorskip("openai")
 
-from relreason.models.openai_backend import OpenAIBackend  # noqa: E402
+from relreason.models.openai.backend import OpenAIBackend  # noqa: E402
 
 BAD = "Question 3 "  # the prompt of item 3 gets the bad answer
 

@@ -2,14 +2,17 @@
 
 For notebooks: ``relreason.evaluate(benchmark, model, **options)`` runs a model and returns a
 result with ``.to_pandas()``; ``relreason.load_runs(folder)`` loads run folders as pandas data
-frames (imported on first use).
+frames (imported on first use). Public face: ``evaluate``, ``EvalResult``, ``load_runs``,
+``__version__``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.2.0"
+from relreason.version import __version__
+
+__all__ = ["EvalResult", "__version__", "evaluate", "load_runs"]
 
 
 def __getattr__(name: str) -> Any:

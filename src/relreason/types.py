@@ -19,7 +19,8 @@ an empty output (or an explicit refusal), or the request failed for good (no out
 class EvalItem:
     """One benchmark question, turned into a prompt by a setting.
 
-    ``index`` is the 0-based position in the order BENCHMARKS.md defines; ``item_id`` is stable
+    ``index`` is the 0-based position in the order the official files define (ConvRe: relation keys
+    in file order, then list order; MCR: list order); ``item_id`` is stable
     across settings (e.g. ``"hypernym/3"`` or ``"en/17"``). ``choices`` are the answer letters
     (``("A", "B")`` for ConvRe), ``choice_texts`` the text behind each letter, ``gold`` the correct
     letter. ``labels`` hold what analyses group by (relation, source KG, category, language, ...).

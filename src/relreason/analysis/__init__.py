@@ -20,6 +20,7 @@ import importlib
 from typing import Any
 
 _WHERE = {
+    "compare_runs": "relreason.analysis.compare",
     "export_items": "relreason.analysis.export",
     "items_table": "relreason.analysis.export",
     "render_html": "relreason.analysis.html",
@@ -30,6 +31,8 @@ _WHERE = {
     "ReportSection": "relreason.analysis.sections",
     "Section": "relreason.analysis.report",
     "build_report": "relreason.analysis.report",
+    "beside_paper": "relreason.analysis.paper",
+    "collect": "relreason.analysis.runs_table",
     "FORMATS": "relreason.analysis.table",
     "Drill": "relreason.analysis.table",
     "NotPossible": "relreason.analysis.table",

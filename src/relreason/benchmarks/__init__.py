@@ -1,7 +1,8 @@
 """Benchmarks: one package per benchmark, each exporting one ``Benchmark``, and their registry.
 
 Public face: ``get(name)``, ``names()``, ``all_benchmarks()``, ``register(benchmark)``,
-``data_files(which)``, and the base types ``Benchmark``, ``BenchmarkParams``, ``PaperFigure``.
+``unregister(name)``, ``data_files(which)``, ``permuted(task, how)``, and the base types
+``Benchmark``, ``BenchmarkParams``, ``PaperFigure``.
 """
 
 from relreason.benchmarks.base import Benchmark, BenchmarkParams, PaperFigure
@@ -10,6 +11,7 @@ from relreason.benchmarks.registry import (
     data_files,
     get,
     names,
+    permuted,
     register,
     unregister,
 )
@@ -22,6 +24,7 @@ __all__ = [
     "data_files",
     "get",
     "names",
+    "permuted",
     "register",
     "unregister",
 ]

@@ -13,6 +13,9 @@ knowing what the choices are called. ``how``:
 - ``all``: every permutation (at most :data:`MAX_ALL` per item);
 - a number ``N``: the original and ``N - 1`` other orders drawn at random, seeded by the item
   id (the same items on every run and resume).
+
+``permuted(task, how)``, which looks up the task's benchmark for its ``reorder``, is in
+:mod:`relreason.benchmarks.registry` (this module knows no benchmark).
 """
 
 from __future__ import annotations
@@ -120,19 +123,3 @@ def permute_task(task: Task, how: str, reorder: Reorder) -> Task:
         items=permute_items(task.items, how, reorder),
         group_by=(*task.group_by, "order"),
     )
-
-
-def permuted(task: Task, how: str | None) -> Task:
-    """Return ``task`` permuted by ``how`` with its benchmark's ``reorder`` (unchanged for None).
-
-    Raises ``UsageError`` for an unknown benchmark or one that cannot reorder its options.
-    """
-    if how is None:
-        return task
-    from relreason.benchmarks.registry import get
-
-    benchmark = get(task.benchmark)
-    try:
-        return permute_task(task, how, benchmark.reorder)
-    except ValueError as error:
-        raise UsageError(f"--permute: {error}") from None

@@ -1,4 +1,5 @@
-"""The benchmark registry: names -> ``Benchmark`` objects.
+"""The benchmark registry: names -> ``Benchmark`` objects, and what needs a benchmark by name
+(a task rebuilt from its description, ``permuted``: a task under its benchmark's option orders).
 
 Adding a benchmark is one package exporting a ``Benchmark`` and one line in ``_BUILTIN``
 (or, from outside relreason, an entry point in the group ``relreason.benchmarks`` or a call
@@ -13,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from relreason.benchmarks.base import Benchmark
+from relreason.benchmarks.permute import permute_task
 from relreason.data.spec import DataFiles
 from relreason.errors import UsageError
+from relreason.types import Task
 
 _BUILTIN = {
     "convre": "relreason.benchmarks.convre:BENCHMARK",
@@ -122,3 +125,17 @@ def verify(name: str, data_dir: Path | str | None = None) -> list[str]:
 def pinned_files(name: str) -> dict[str, str]:
     """Return file name -> pinned SHA-256 of benchmark ``name``'s official files."""
     return data_files(name)[0].pinned()
+
+
+def permuted(task: Task, how: str | None) -> Task:
+    """Return ``task`` permuted by ``how`` with its benchmark's ``reorder`` (unchanged for None).
+
+    Raises ``UsageError`` for an unknown benchmark or one that cannot reorder its options.
+    """
+    if how is None:
+        return task
+    benchmark = get(task.benchmark)
+    try:
+        return permute_task(task, how, benchmark.reorder)
+    except ValueError as error:
+        raise UsageError(f"--permute: {error}") from None

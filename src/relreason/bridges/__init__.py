@@ -6,9 +6,23 @@ turns an item into the plain document both harnesses read; ``lm_eval_export`` wr
 task files; ``lm_eval_log`` and ``inspect_log`` read those harnesses' outputs back; ``imported``
 writes a run folder from what was read. The inspect_ai tasks themselves live in
 ``relreason.inspect`` (extra ``[inspect]``).
+
+Public face: ``Cell``, ``parse_cell``, ``export_lm_eval``, ``read_lm_eval_samples``,
+``read_inspect_log``, ``ImportedRun``, ``write_imported_run``.
 """
 
 from relreason.bridges.cells import Cell, parse_cell
 from relreason.bridges.imported import ImportedRun, write_imported_run
+from relreason.bridges.inspect_log import read_inspect_log
+from relreason.bridges.lm_eval_export import export_lm_eval
+from relreason.bridges.lm_eval_log import read_lm_eval_samples
 
-__all__ = ["Cell", "ImportedRun", "parse_cell", "write_imported_run"]
+__all__ = [
+    "Cell",
+    "ImportedRun",
+    "export_lm_eval",
+    "parse_cell",
+    "read_inspect_log",
+    "read_lm_eval_samples",
+    "write_imported_run",
+]

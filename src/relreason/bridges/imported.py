@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import relreason
 from relreason.errors import UsageError
 from relreason.files import atomic_write_json, atomic_write_text
 from relreason.records import (
@@ -41,6 +40,7 @@ from relreason.run.context import task_context
 from relreason.run.folder import versions
 from relreason.run.selection import items_fingerprint, reader_name
 from relreason.types import Response, Task
+from relreason.version import __version__
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def _manifest(run: ImportedRun, records: list[Record], summary: RunSummary) -> M
     partial = len(records) < len(task.items)
     data = {
         "format_version": FORMAT_VERSION,
-        "relreason_version": relreason.__version__,
+        "relreason_version": __version__,
         "git_commit": git_commit(),
         "python": sys.version.split()[0],
         "platform": platform.platform(),

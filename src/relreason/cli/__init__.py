@@ -12,28 +12,8 @@ import sys
 import threading
 from typing import Any, NoReturn
 
-_stop = threading.Event()
-
-
-def stop_requested() -> bool:
-    """Whether a Ctrl-C or SIGTERM came while the command line ran outside a run's loop."""
-    return _stop.is_set()
-
-
-def _stop_at_once(signum: int, frame: Any) -> None:
-    """Ctrl-C or SIGTERM outside a run: remember it (an import it breaks may end in another
-    error, reported as the stop it was) and stop as Ctrl-C does."""
-    _stop.set()
-    raise KeyboardInterrupt
-
-
-def _swallowed(unraisable: Any) -> None:
-    """A stop that landed where Python cannot raise it (an import lock's callback, a
-    finaliser): not printed, and sent again a moment later, where it can stop the command."""
-    if isinstance(unraisable.exc_value, KeyboardInterrupt) and _stop.is_set():
-        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
-        return
-    sys.__unraisablehook__(unraisable)
+from relreason.cli import stops
+from relreason.cli.stops import stop_requested
 
 
 def _interrupted() -> NoReturn:
@@ -50,15 +30,15 @@ def _interrupted() -> NoReturn:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; user errors print one message (no traceback) and exit non-zero."""
-    _stop.clear()
+    stops.clear()
     before: dict[signal.Signals, Any] = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
             if signal.getsignal(sig) is not signal.SIG_IGN:  # ``nohup``, ``&``: left ignored
-                before[sig] = signal.signal(sig, _stop_at_once)
+                before[sig] = signal.signal(sig, stops.stop_at_once)
         except (ValueError, OSError):  # not the main thread (a caller embedding the CLI)
             break
-    sys.unraisablehook = _swallowed
+    sys.unraisablehook = stops.swallowed
     try:
         from relreason.cli.app import main as run
 

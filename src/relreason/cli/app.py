@@ -18,18 +18,18 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-import relreason
 from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark
-from relreason.cli.declared import option_template
 from relreason.cli.helptext import (
     benchmark_help,
+    command_group,
     readable_metavars,
     show_help_without_command,
 )
-from relreason.cli.options import DataDir, LimitOpt, PermuteOpt, gather_options
+from relreason.cli.options import DataDir, LimitOpt, PermuteOpt, with_params
 from relreason.errors import InterruptedRunError, RelreasonError, UnreadableAnswersError
 from relreason.types import Task
+from relreason.version import __version__
 
 if TYPE_CHECKING:
     from relreason.records import Record
@@ -67,21 +67,12 @@ def _prompt_rows(task: Task, limit: int | None) -> Iterable[dict[str, Any]]:
         }
 
 
-def with_params(
-    bench: Benchmark[Any], *, reading: bool
-) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Give a command ``bench``'s task options (and reading options), generated from its
-    ``params_model``, as its ``params``."""
-    template = option_template(bench.params_model, lambda cli: reading or not cli.reading)
-    return gather_options(template, "params", bench.params_from_cli)
-
-
 def _prompts_command(bench: Benchmark[Any]) -> Callable[..., None]:
     @with_params(bench, reading=False)
     def command(
         params: Any, limit: LimitOpt = None, permute: PermuteOpt = None, data_dir: DataDir = None
     ) -> None:
-        from relreason.benchmarks.permute import permuted
+        from relreason.benchmarks.registry import permuted
 
         _write_jsonl(_prompt_rows(permuted(bench.build_task(params, data_dir), permute), limit))
 
@@ -100,7 +91,7 @@ def _score_command(bench: Benchmark[Any]) -> Callable[..., None]:
         permute: PermuteOpt = None,
         data_dir: DataDir = None,
     ) -> None:
-        from relreason.benchmarks.permute import permuted
+        from relreason.benchmarks.registry import permuted
 
         params = _as_the_run_did(bench, params, responses)
         task = permuted(bench.build_task(params, data_dir), permute)
@@ -217,7 +208,7 @@ def download(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"relreason {relreason.__version__}")
+        typer.echo(f"relreason {__version__}")
         raise typer.Exit(0)
 
 
@@ -234,18 +225,12 @@ def _root(
     show_help_without_command(ctx)
 
 
-def _group(name_help: str) -> typer.Typer:
-    """A command group that shows its help (exit 0) when called with no subcommand."""
-    group = typer.Typer(rich_markup_mode=None, invoke_without_command=True, help=name_help)
-    group.callback()(show_help_without_command)
-    return group
-
-
 def build_app() -> typer.Typer:
     """Return the command line for the benchmarks registered now."""
     from relreason.cli.bridges import register_bridge_commands
     from relreason.cli.cache_cmd import cache_app
     from relreason.cli.listing import list_command
+    from relreason.cli.reports import compare, export, report, sweep
     from relreason.cli.run import register_run_commands
     from relreason.cli.translate import translate_command
     from relreason.generate.cli import generate_app
@@ -257,8 +242,8 @@ def build_app() -> typer.Typer:
         help="Measure how well language models reason about relations (ConvRe, MCR and more).",
     )
     app.callback()(_root)
-    prompts_app = _group("Print a setting's prompts as JSON lines.")
-    score_app = _group("Score model outputs you already have.")
+    prompts_app = command_group("Print a setting's prompts as JSON lines.")
+    score_app = command_group("Score model outputs you already have.")
     for bench in benchmarks.all_benchmarks():
         prompts_app.command(bench.name, help=benchmark_help(bench, bench.title))(
             _prompts_command(bench)
@@ -272,6 +257,10 @@ def build_app() -> typer.Typer:
     app.command("list")(list_command)
     app.add_typer(cache_app, name="cache")
     register_run_commands(app)
+    app.command("sweep")(sweep)
+    app.command("report")(report)
+    app.command("compare")(compare)
+    app.command("export")(export)
     app.add_typer(generate_app, name="generate")
     app.command("translate")(translate_command)
     register_bridge_commands(app)
@@ -281,10 +270,10 @@ def build_app() -> typer.Typer:
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; user errors print one message (no traceback) and exit non-zero.
 
-    After a Ctrl-C or SIGTERM (``relreason.cli.stop_requested``), whatever error the
+    After a Ctrl-C or SIGTERM (``relreason.cli.stops.stop_requested``), whatever error the
     interrupted work ended in (a half-imported library, typer's own exit 130) is reported as
     the stop it was: one ``stopped:`` line, exit 130."""
-    from relreason.cli import stop_requested
+    from relreason.cli.stops import stop_requested
 
     try:
         if not sys.stderr.isatty():

@@ -82,11 +82,11 @@ def import_inspect_command(
 
 def register_bridge_commands(app: typer.Typer) -> None:
     """Add ``export-tasks lm-eval`` and ``import lm-eval`` / ``import inspect``."""
-    from relreason.cli.app import _group
+    from relreason.cli.helptext import command_group
 
-    export_app = _group("Write relreason cells as another harness's tasks.")
+    export_app = command_group("Write relreason cells as another harness's tasks.")
     export_app.command("lm-eval")(export_lm_eval_command)
-    import_app = _group("Read another harness's log of relreason tasks into a run folder.")
+    import_app = command_group("Read another harness's log of relreason tasks into a run folder.")
     import_app.command("lm-eval")(import_lm_eval_command)
     import_app.command("inspect")(import_inspect_command)
     app.add_typer(export_app, name="export-tasks")

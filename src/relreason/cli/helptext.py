@@ -118,3 +118,10 @@ def settings_table(settings: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> s
     note = [f"(a/b: the value for {' / '.join(tasks)})"] if len(tasks) > 1 else []
     title = "The paper's settings (--setting N; an option named after a knob overrides it)"
     return "\n".join(["\b", title, *note, head, *lines])
+
+
+def command_group(name_help: str) -> typer.Typer:
+    """A command group that shows its help (exit 0) when called with no subcommand."""
+    group = typer.Typer(rich_markup_mode=None, invoke_without_command=True, help=name_help)
+    group.callback()(show_help_without_command)
+    return group

@@ -1,5 +1,6 @@
 """Command-line option types shared by the commands, and ``gather_options``, which gives a
-command the options declared in another function's signature (a benchmark's, the runner's)."""
+command the options declared in another function's signature (a benchmark's, the runner's);
+``with_params`` gives it a benchmark's options that way."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from relreason.cli.declared import option_parameter
+from relreason.benchmarks.base import Benchmark
+from relreason.cli.declared import option_parameter, option_template
 from relreason.run.settings import RunSettings
 
 
@@ -74,3 +76,18 @@ def gather_options(
         return wrapper
 
     return decorate
+
+
+PricesOpt = Annotated[
+    Path | None,
+    typer.Option("--prices", envvar="RELREASON_PRICES", help="Your price table (YAML/JSON)."),
+]
+
+
+def with_params(
+    bench: Benchmark[Any], *, reading: bool
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Give a command ``bench``'s task options (and reading options), generated from its
+    ``params_model``, as its ``params``."""
+    template = option_template(bench.params_model, lambda cli: reading or not cli.reading)
+    return gather_options(template, "params", bench.params_from_cli)

@@ -1,4 +1,4 @@
-"""The ``relreason sweep``, ``report`` and ``compare`` commands."""
+"""The ``relreason sweep``, ``report``, ``compare`` and ``export`` commands."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from relreason.cli.options import DataDir
-from relreason.cli.run import PricesOpt
+from relreason.cli.options import DataDir, PricesOpt
 from relreason.errors import ItemsFailedError, UsageError
 
 

@@ -1,5 +1,6 @@
-"""The ``relreason run`` (one subcommand per registered benchmark), ``sweep``, ``report`` and
-``compare`` commands: evaluate a model end to end."""
+"""The ``relreason run`` command (one subcommand per registered benchmark, and ``--resume``):
+evaluate a model end to end. ``sweep``, ``report``, ``compare`` and ``export`` are in
+:mod:`relreason.cli.reports`."""
 
 from __future__ import annotations
 
@@ -11,21 +12,15 @@ import typer
 
 from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark
-from relreason.cli.app import with_params
 from relreason.cli.declared import merged_templates, option_template
 from relreason.cli.helptext import benchmark_help
-from relreason.cli.options import DataDir, gather_options
+from relreason.cli.options import DataDir, PricesOpt, gather_options, with_params
 from relreason.declare import plain
 from relreason.errors import ItemsFailedError, UnreadableAnswersError, UsageError
 from relreason.models.options import ModelOptions
 from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS
 from relreason.run.plan import Plan, plan_run
 from relreason.run.settings import RunSettings
-
-PricesOpt = Annotated[
-    Path | None,
-    typer.Option("--prices", envvar="RELREASON_PRICES", help="Your price table (YAML/JSON)."),
-]
 
 
 class RunConfig:
@@ -204,9 +199,7 @@ def _run_main(
 
 
 def register_run_commands(app: typer.Typer) -> None:
-    """Add ``run`` (one subcommand per benchmark), ``sweep``, ``report``, ``compare``."""
-    from relreason.cli.reports import compare, export, report, sweep
-
+    """Add ``run``: one subcommand per benchmark, and ``--resume``."""
     run_app = typer.Typer(
         rich_markup_mode=None,
         no_args_is_help=False,
@@ -217,7 +210,3 @@ def register_run_commands(app: typer.Typer) -> None:
     for bench in benchmarks.all_benchmarks():
         run_app.command(bench.name)(_run_command(bench))
     app.add_typer(run_app, name="run")
-    app.command("sweep")(sweep)
-    app.command("report")(report)
-    app.command("compare")(compare)
-    app.command("export")(export)

@@ -8,7 +8,10 @@
 - ``converse(definitions, triples, out)``: ConvRe files from a user's own triples.
 - ``load_records(file)`` / ``load_default(language)``: plain records for a benchmark package.
 
-The relation vocabulary and the file format are documented in ``VOCABULARY.md``.
+Also ``audit_items``, ``verify_items`` (the same over items in memory), ``solve`` (the
+solver), ``Record``/``write_items`` (the file format), ``default_path``/``rebuild_default`` (the
+embedded sets). The relation vocabulary and the file format are documented in
+``VOCABULARY.md``.
 """
 
 from __future__ import annotations

@@ -62,8 +62,6 @@ class AnthropicBackend(ModelBackend):
     """
 
     batch_size = 1
-    supports_logprobs = False
-    supports_choice_scoring = False
 
     def __init__(
         self,

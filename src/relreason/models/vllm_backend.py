@@ -38,8 +38,6 @@ class VLLMBackend(ModelBackend):
     itself, continuously). Raises ``UsageError`` for bad options or a model vLLM cannot load.
     """
 
-    supports_logprobs = True
-
     def __init__(
         self,
         model: str,

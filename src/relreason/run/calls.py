@@ -103,7 +103,7 @@ class CallPath:
         )
         self.semaphore = asyncio.Semaphore(options.concurrency)
         self.rng = random.Random(options.seed)
-        self.batch_size = max(1, int(getattr(backend, "batch_size", 1) or 1))
+        self.batch_size = max(1, backend.batch_size)
         self._pending_puts: list[tuple[str, Response]] = []
         self._connection_failures = 0
         self._tripped: ServerUnreachableError | None = None

@@ -12,7 +12,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import relreason
 from relreason.errors import RelreasonError, UsageError
 from relreason.files import atomic_write_json
 from relreason.models.base import ModelBackend
@@ -35,11 +34,13 @@ from relreason.run.plan import PARAMS_KEY
 from relreason.run.selection import (
     items_fingerprint,
     reader_name,
+    readers_match,
     select_items,
     selection_text,
     servers_of,
 )
 from relreason.types import Task as EvalTask
+from relreason.version import __version__
 
 
 def compared_description(task: EvalTask) -> dict[str, Any]:
@@ -80,7 +81,7 @@ def run_config(task: EvalTask, backend: ModelBackend, options: RunOptions) -> di
 def check_capabilities(backend: ModelBackend, options: RunOptions) -> None:
     """Raise ``UsageError`` when the backend cannot do what the options ask (checked before
     any run folder is written)."""
-    if options.scoring == "logprob" and not backend.supports_choice_scoring:
+    if options.scoring == "logprob" and not backend.capabilities.choice_scoring:
         raise UsageError(
             f"model {backend.spec} cannot score choices by log-likelihood; use --scoring generate"
         )
@@ -114,7 +115,7 @@ def new_manifest(
     for missing provenance (git commit, data checksums become null)."""
     return Manifest(
         format_version=FORMAT_VERSION,
-        relreason_version=relreason.__version__,
+        relreason_version=__version__,
         git_commit=_commit(),
         python=sys.version.split()[0],
         platform=platform.platform(),
@@ -149,7 +150,7 @@ def versions() -> dict[str, str | None]:
     from importlib.metadata import PackageNotFoundError, version
 
     found: dict[str, str | None] = {
-        "relreason": relreason.__version__,
+        "relreason": __version__,
         "python": sys.version.split()[0],
     }
     for name in ("torch", "transformers", "openai", "anthropic", "llama-cpp-python"):
@@ -162,8 +163,15 @@ def versions() -> dict[str, str | None]:
 
 def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """The keys of ``old`` whose values differ in ``new`` (keys an older relreason did not
-    record are not compared)."""
-    return [key for key in sorted(old) if key in new and old.get(key) != new.get(key)]
+    record are not compared; a reader recorded in the older form is compared by its rule's
+    name, see ``readers_match``)."""
+    return [
+        key
+        for key in sorted(old)
+        if key in new
+        and old.get(key) != new.get(key)
+        and not (key == "reader" and readers_match(old[key], new[key]))
+    ]
 
 
 def _is_leftover(path: Path) -> bool:

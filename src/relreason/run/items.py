@@ -75,10 +75,13 @@ class ItemPath:
                 prompt, self.second_params, choices=item.choices, reference=item.gold
             )
         if self.options.scoring == "logprob":
-            return ChoiceRequest(item.prompt, self.task.continuations(item), reference=item.gold)
+            return self._choice_request(item)
         return GenerationRequest(
             item.prompt, self.options.params, choices=item.choices, reference=item.gold
         )
+
+    def _choice_request(self, item: EvalItem) -> ChoiceRequest:
+        return ChoiceRequest(item.prompt, self.task.continuations(item), reference=item.gold)
 
     def _key(self, item: EvalItem, prompt: str, stage: int) -> str:
         extra: dict[str, Any] = {"choices": list(item.choices), "reference": item.gold}
@@ -189,15 +192,18 @@ class ItemPath:
                     w.looked_up = True
                     rest.append(w)
             work = rest
-        prepare = getattr(self.calls.backend, "prepare_choices", None)
-        if self.options.scoring != "logprob" or prepare is None:
+        if self.options.scoring != "logprob":
             await self._run_batches(work)
             return
         # a local model scores a whole slice through one prefix tree ahead of the batches
-        # (HFBackend.prepare_choices); slices keep the progress display moving
+        # (HFBackend.prepare_choices); slices keep the progress display moving. A backend
+        # that prepares nothing (the hook's default) gets the rest as plain batches.
+        backend = self.calls.backend
         for start in range(0, len(work), PREPARE_SLICE):
             part = work[start : start + PREPARE_SLICE]
-            await prepare([self._request(w.item, w.item.prompt, 1) for w in part])
+            if not await backend.prepare_choices([self._choice_request(w.item) for w in part]):
+                await self._run_batches(work[start:])
+                return
             await self._run_batches(part)
 
     async def _run_batches(self, work: list[_Item]) -> None:

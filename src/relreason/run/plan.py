@@ -70,7 +70,7 @@ def plan_task(
 ) -> Task:
     """The task ``model`` runs: ``params`` completed for the model (``Benchmark.for_model``),
     every parameter recorded, asked under the option orders ``permute`` names."""
-    from relreason.benchmarks.permute import permuted
+    from relreason.benchmarks.registry import permuted
 
     params = benchmark.for_model(params, model, api)
     return permuted(build_recorded(benchmark, params, data_dir), permute)
@@ -136,7 +136,7 @@ def task_from_description(
     Raises ``UsageError`` when it names no registered benchmark or lacks a field.
     """
     from relreason import benchmarks
-    from relreason.benchmarks.permute import permuted
+    from relreason.benchmarks.registry import permuted
 
     name = description.get("benchmark")
     if not isinstance(name, str) or name not in benchmarks.names():

@@ -7,7 +7,8 @@ rerun (or :func:`resume_run`) redoes only failed and missing items.
 
 This module holds the entry points; the options are in :mod:`relreason.run.options`, the run
 folder's configuration and manifest in :mod:`relreason.run.folder`, the concurrent per-item
-work in :mod:`relreason.run.engine` and the rate limits in :mod:`relreason.run.limits`.
+work in :mod:`relreason.run.items` (the item path) and :mod:`relreason.run.calls` (the call
+path: cache, retries) and the rate limits in :mod:`relreason.run.limits`.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -86,13 +87,29 @@ def items_fingerprint(items: Iterable[EvalItem]) -> str:
 
 
 def reader_name(task: Task) -> str:
-    """The task's reader: its rule's name (``sound``, ``official:gpt-chat``, ``robust``,
-    ``paper``) and the function behind it as ``module.qualname`` (a ``functools.partial`` is
-    named by its function; its options are in the task description)."""
-    scorer = getattr(task.scorer, "func", task.scorer)
-    module = getattr(scorer, "__module__", None) or type(scorer).__module__
-    name = getattr(scorer, "__qualname__", None) or type(scorer).__qualname__
-    return f"{task.reader}: {module}.{name}"
+    """The task's reader as a run folder records it: the rule's declared name (``Task.reader``:
+    ``sound``, ``official:gpt-chat``, ``robust``, ``paper``) and the options it was given (a
+    ``functools.partial``'s keywords), e.g. ``paper (few_shot=True, mode='paper')``. Not where
+    its function lives: moving a function to another module changes no run folder."""
+    options = getattr(task.scorer, "keywords", None) or {}
+    if not options:
+        return task.reader
+    shown = ", ".join(f"{key}={value!r}" for key, value in sorted(options.items()))
+    return f"{task.reader} ({shown})"
+
+
+_OLD_READER = re.compile(r"^(?P<rule>.+): [A-Za-z_][\w.]*$")
+"""The form relreason 0.2 recorded: ``RULE: module.qualname`` (no options)."""
+
+
+def readers_match(recorded: object, now: str) -> bool:
+    """Whether a folder's recorded reader is the reader ``now`` (:func:`reader_name`). A reader
+    recorded in the older ``RULE: module.qualname`` form, which held no options, matches by its
+    rule's name alone, so those folders still resume."""
+    if recorded == now or not isinstance(recorded, str):
+        return recorded == now
+    old = _OLD_READER.match(recorded)
+    return old is not None and old["rule"] == now.partition(" (")[0]
 
 
 def servers_of(description: Mapping[str, Any]) -> list[str]:

@@ -27,14 +27,11 @@ from typing import Any
 from relreason.benchmarks import get as get_benchmark
 from relreason.errors import DataError, RelreasonError, UsageError
 from relreason.models.options import ModelOptions
-from relreason.records import is_run_folder, load_records, read_manifest
-from relreason.redact import strip_secret_options
 from relreason.run.loop import run_coroutine
-from relreason.run.options import RunOptions
 from relreason.run.plan import cell_folder, plan_task
 from relreason.run.progress import RunProgress, loading
 from relreason.run.runner import arun_task
-from relreason.run.selection import select_items
+from relreason.run.sweep_cells import PlannedRun, check_cells
 from relreason.run.sweep_file import (
     ModelEntry,
     RunEntry,
@@ -56,16 +53,6 @@ __all__ = [
     "plan_sweep",
     "run_sweep",
 ]
-
-
-@dataclass
-class PlannedRun:
-    """One cell of the grid: where it goes and what it runs."""
-
-    model: ModelEntry
-    task: Task
-    out_dir: Path
-    coordinates: dict[str, Any]
 
 
 @dataclass
@@ -139,73 +126,6 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
                 coordinates = {"benchmark": entry.benchmark, **cell}
                 planned.append(PlannedRun(model, task, out_dir, coordinates))
     return planned
-
-
-def _finished(out_dir: Path, n_items: int) -> bool:
-    if not is_run_folder(out_dir):
-        return False
-    if read_manifest(out_dir).get("status") != "complete":
-        return False
-    records = load_records(out_dir)
-    return len(records) >= n_items and all(r.get("status") != "failed" for r in records.values())
-
-
-def _changes(run: PlannedRun, options: RunOptions) -> list[str]:
-    """What differs between a finished cell's folder and what the sweep asks now (the items,
-    reader, parameters, model and its options; servers are checked when a cell runs)."""
-    from relreason.run.folder import compared_description, differences
-    from relreason.run.selection import items_fingerprint, reader_name
-
-    manifest = read_manifest(run.out_dir)
-    now = {
-        "benchmark": run.task.benchmark,
-        "task": run.task.name,
-        "description": compared_description(run.task),
-        "items": items_fingerprint(run.task.items),
-        "reader": reader_name(run.task),
-        "model": run.model.spec,
-        "scoring": options.scoring,
-        "params": options.to_json()["params"],
-    }
-    changed = differences(manifest.get("config") or {}, now)
-    recorded = (manifest.get("model") or {}).get("options") or {}
-    wanted = json.loads(json.dumps(strip_secret_options(run.model.options()), default=str))
-    if recorded != wanted:
-        changed.append("model options")
-    selection = manifest.get("selection") or {}
-    if selection and (selection.get("limit"), selection.get("sample")) != (
-        options.limit,
-        options.sample,
-    ):
-        changed.append("limit/sample")
-    return changed
-
-
-def check_cells(
-    planned: Sequence[PlannedRun], sweep_options: SweepOptions, rerun_changed: bool
-) -> tuple[list[RunOptions], list[int], list[bool]]:
-    """Each cell's run options, its number of items and whether it is left to run (a
-    finished cell is skipped). A finished cell whose items, model or options changed is
-    refused (``UsageError`` naming them) unless ``rerun_changed``: then it runs again."""
-    options = [sweep_options.run_options(show_progress=False, task=p.task) for p in planned]
-    sizes = [len(select_items(p.task, o)) for p, o in zip(planned, options, strict=True)]
-    stale = {}
-    for run, run_options, size in zip(planned, options, sizes, strict=True):
-        if _finished(run.out_dir, size):
-            changed = _changes(run, run_options)
-            if changed:
-                stale[run.out_dir] = changed
-    if stale and not rerun_changed:
-        shown = "; ".join(f"{folder} ({', '.join(c)})" for folder, c in list(stale.items())[:5])
-        raise UsageError(
-            f"{len(stale)} finished run(s) of this sweep were made with other items, model or "
-            f"options: {shown}; rerun them with --rerun-changed, or use another out folder"
-        )
-    todo = [
-        run.out_dir in stale or not _finished(run.out_dir, size)
-        for run, size in zip(planned, sizes, strict=True)
-    ]
-    return options, sizes, todo
 
 
 async def _arun_sweep(

@@ -35,8 +35,8 @@ from relreason.run.lock import RunLock
 from relreason.run.options import RunOptions
 from relreason.run.progress import RunProgress
 from relreason.run.ray_actors import Hub, ServerState, SharedProxy
-from relreason.run.sweep import PlannedRun, SweepOptions, check_cells
-from relreason.run.sweep_file import ModelEntry
+from relreason.run.sweep_cells import PlannedRun, check_cells
+from relreason.run.sweep_file import ModelEntry, SweepOptions
 from relreason.types import Task
 
 MAX_RETRIES = 3

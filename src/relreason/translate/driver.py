@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import relreason
 from relreason.data.sources import sha256_file
 from relreason.errors import DataError
 from relreason.files import atomic_write_json, atomic_write_text
@@ -28,6 +27,7 @@ from relreason.run.calls import CallFailed, CallPath
 from relreason.run.options import RunOptions
 from relreason.translate.prompt import PROMPT_TEMPLATE, Reading, build_prompt, read_reply
 from relreason.types import GenerationParams, GenerationRequest
+from relreason.version import __version__
 
 
 @dataclass
@@ -173,7 +173,7 @@ def translate_file(
         "n_items": len(raws),
         "written": len(written),
         "flagged": len(flagged),
-        "relreason_version": relreason.__version__,
+        "relreason_version": __version__,
         "created_at": utc_now(),
     }
     atomic_write_json(meta_path, meta)

@@ -1,4 +1,5 @@
-"""ConvRe (converse relations): items and prompts, byte for byte as in BENCHMARKS.md.
+"""ConvRe (converse relations): items and prompts, byte for byte as the
+official ``utils/data_processor.py`` (``ConvReProcessor.construct_prompt``) builds them.
 
 ``build_items(task, setting)`` turns the official triples into ``EvalItem`` prompts for one of
 the two tasks (re2text, text2re) under one setting (one of the paper's 12, or custom knobs);
@@ -184,9 +185,10 @@ def build_items(
 ) -> list[EvalItem]:
     """Return the ConvRe items of ``task`` under ``setting`` (a ``ConvReSetting`` or paper id 1-12).
 
-    Prompts are byte-identical to BENCHMARKS.md; the gold letter is the triple's answer; choice
-    texts are (A text, B text). ``subset`` uses the 328-triple subset; ``neutral`` replaces the
-    relation name inside every triple notation with ``R`` (paper, Appendix G).
+    Prompts are byte-identical to the official ``construct_prompt``'s; the gold letter is the
+    triple's answer; choice texts are (A text, B text). ``subset`` uses the 328-triple subset;
+    ``neutral`` replaces the relation name inside every triple notation with ``R`` (paper,
+    Appendix G).
     Raises ``UsageError`` for an unknown task or setting, ``DataError`` for bad data files.
     """
     resolved, _ = resolve_setting(task, setting)

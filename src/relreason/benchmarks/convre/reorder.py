@@ -1,9 +1,9 @@
 """Show a ConvRe item's two answers in the other order (for ``--permute``).
 
 A ConvRe prompt ends ``Q + "\\nA: " + A + "\\nB: " + B + "\\nTo convert the question into a
-semantically equivalent " + GOAL + ...`` (BENCHMARKS.md); reordering swaps the texts behind
-A and B in that block (the few-shot examples before it are left as they are) and the gold letter
-follows its text.
+semantically equivalent " + GOAL + ...`` (the official ``utils/data_processor.py``); reordering
+swaps the texts behind A and B in that block (the few-shot examples before it are left as they
+are) and the gold letter follows its text.
 """
 
 from __future__ import annotations

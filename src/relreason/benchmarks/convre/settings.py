@@ -1,6 +1,7 @@
 """ConvRe prompt settings: the five knobs, and the 12 settings of the paper for each task.
 
-The table is the one of BENCHMARKS.md (and of the official repository's README); the text_type
+The table is the paper's (Tables 2-4; the prompt ids of Table 9) and the official repository's
+``README.md``; the text_type
 column differs between the two tasks for settings 1-6.
 """
 
@@ -28,7 +29,8 @@ def _choose(knob: str, value: object, valid: tuple[str, ...]) -> None:
 
 @dataclass(frozen=True)
 class ConvReSetting:
-    """One ConvRe prompt setting: the five knobs of BENCHMARKS.md.
+    """One ConvRe prompt setting: the five arguments of the official ``main.py`` (read by
+    ``ConvReProcessor.construct_prompt`` in ``utils/data_processor.py``).
 
     Raises ``UsageError`` (listing the valid values) when a knob has an unknown value.
     """

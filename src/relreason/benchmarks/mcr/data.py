@@ -235,7 +235,8 @@ def _validate_question(file: str, i: int, raw: Any) -> Question:
 
 
 def question_block(question: Question) -> str:
-    """Return the bare ``x`` of BENCHMARKS.md: ``"Q: ... Answer choices: A) .. B) .. \\nA:"``."""
+    """Return the bare question ``x`` the official ``main.py`` builds:
+    ``"Q: ... Answer choices: A) .. B) .. \\nA:"``."""
     choices = "".join(f"{chr(65 + j)}) {option} " for j, option in enumerate(question.options))
     return "Q: " + question.question.strip() + " Answer choices: " + choices + "\nA:"
 

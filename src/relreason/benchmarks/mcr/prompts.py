@@ -1,6 +1,7 @@
-"""MCR prompts and tasks, byte for byte as in BENCHMARKS.md.
+"""MCR prompts and tasks, byte for byte as the official ``main.py`` builds them.
 
-The prompt formula is fixed by BENCHMARKS.md (and the official ``main.py``/``util.py``)::
+The prompt formula is the official code's (the MCR repository's ``main.py`` and ``util.py`` at
+the commit :mod:`relreason.benchmarks.mcr.files` pins; the paper's Section 5.1)::
 
     x = "Q: " + question.strip() + " Answer choices: " + "".join(L + ") " + opt + " ") + "\\nA:"
 

@@ -1,10 +1,10 @@
 """Show an MCR-format item's options in another order (for ``--permute``).
 
 The item's prompt is exemplars + ``x`` + method suffix, with ``x = "Q: " + question + " Answer
-choices: " + "".join(L + ") " + option + " ") + "\\nA:"`` (BENCHMARKS.md). Reordering writes the
-answer choices of ``x`` again with the options in the new order, exactly as the prompt would be
-built from a file listing them in that order; the letters stay A, B, ... and the gold letter
-follows its option. Exemplars (before ``x``) are left as they are.
+choices: " + "".join(L + ") " + option + " ") + "\\nA:"`` (the official ``main.py``). Reordering
+writes the answer choices of ``x`` again with the options in the new order, exactly as the
+prompt would be built from a file listing them in that order; the letters stay A, B, ... and
+the gold letter follows its option. Exemplars (before ``x``) are left as they are.
 """
 
 from __future__ import annotations

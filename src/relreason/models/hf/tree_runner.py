@@ -1,6 +1,6 @@
 """Prefix-tree log-likelihood scoring for causal transformers models.
 
-The rows of a whole task (see ``hf_choices.Row``) are put into a radix tree of their token
+The rows of a whole task (see ``hf.choices.Row``) are put into a radix tree of their token
 sequences: each node is a run of tokens shared by every row below it. The tree is run
 depth-first: a node's key/value cache is computed once, on top of its parent's, and kept only
 while its subtree runs; siblings go through the model together (right-padded, so no attention
@@ -22,18 +22,18 @@ from typing import Any
 import torch
 from transformers import DynamicCache
 
-from relreason.models.hf_choices import (
+from relreason.models.hf.choices import (
     KV,
     _cache_kwarg,
     _kv_of,
     common_prefix_len,
 )
-from relreason.models.lean_llama import LeanLlama
-from relreason.models.prefix_tree import (
+from relreason.models.hf.lean_llama import LeanLlama
+from relreason.models.hf.prefix_tree import (
     Node,
     TreeStats,
 )
-from relreason.models.tree_attention import (
+from relreason.models.hf.tree_attention import (
     SEGMENTS_KWARG,
     Segments,
     SegmentsUnsupported,

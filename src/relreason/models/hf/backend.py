@@ -2,8 +2,8 @@
 
 Prompts go to the model raw by default, as lm-eval's ``hf`` model sends them (no special tokens
 added to causal prompts); ``chat_template=True`` wraps each prompt as one user message. Choice
-scoring follows lm-eval's log-likelihood computation; see ``hf_choices`` for batching and the
-shared-prefix cache, ``hf_generate`` for generation.
+scoring follows lm-eval's log-likelihood computation; see ``hf.choices`` for batching and the
+shared-prefix cache, ``hf.generate`` for generation.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM
 
 from relreason.errors import UsageError
 from relreason.models.base import ModelBackend, with_latency
-from relreason.models.hf_choices import (
+from relreason.models.hf.choices import (
     CausalScorer,
     PrefixCache,
     Row,
@@ -28,8 +28,8 @@ from relreason.models.hf_choices import (
     causal_rows,
     run_rows,
 )
-from relreason.models.hf_generate import generate_batch
-from relreason.models.hf_tree_scorer import PrefixTreeScorer
+from relreason.models.hf.generate import generate_batch
+from relreason.models.hf.tree_scorer import PrefixTreeScorer
 from relreason.models.options import ModelOptions, resolve_device
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response, Usage
 
@@ -54,8 +54,6 @@ class HFBackend(ModelBackend):
     ``revision``/``model_name`` override what ``describe()`` reports (the bundled model).
     Raises ``UsageError`` when the model or tokenizer cannot be loaded or an option is bad.
     """
-
-    supports_logprobs = True
 
     def __init__(
         self,
@@ -104,7 +102,7 @@ class HFBackend(ModelBackend):
             if self.encoder_decoder
             else CausalScorer(self.model, self.pad_id, self.prefix)
         )
-        # With the prefix cache on, causal rows go through a prefix tree (hf_tree_scorer).
+        # With the prefix cache on, causal rows go through a prefix tree (hf.tree_scorer).
         self._tree = (
             PrefixTreeScorer(
                 self.model,
@@ -196,7 +194,7 @@ class HFBackend(ModelBackend):
         return list(self.tokenizer(text, add_special_tokens=special)["input_ids"])
 
     async def generate(self, requests: Sequence[GenerationRequest]) -> list[Response]:
-        """Continue each prompt as text (see ``hf_generate``); one response per request."""
+        """Continue each prompt as text (see ``hf.generate``); one response per request."""
         return await asyncio.to_thread(self._generate_sync, list(requests))
 
     async def score_choices(self, requests: Sequence[ChoiceRequest]) -> list[Response]:
@@ -325,8 +323,9 @@ class HFBackend(ModelBackend):
             )
         return responses
 
-    async def prepare_choices(self, requests: Sequence[ChoiceRequest]) -> None:
-        """Optional hook: score all of a task's choice requests at once, ahead of time.
+    async def prepare_choices(self, requests: Sequence[ChoiceRequest]) -> bool:
+        """Score all of a task's choice requests at once, ahead of time (the hook of
+        ``ModelBackend.prepare_choices``; True: prepared, False: no prefix tree here).
 
         The whole task's rows go through one prefix tree; the results and the tokenised rows
         are kept until ``score_choices`` asks for the same request (they are then served from
@@ -334,11 +333,11 @@ class HFBackend(ModelBackend):
         call is a tree of its own. Requests that cannot be scored are skipped here
         (``score_choices`` reports them); a model error only drops the prepared results.
         """
-        await asyncio.to_thread(self._prepare_sync, list(requests))
+        return await asyncio.to_thread(self._prepare_sync, list(requests))
 
-    def _prepare_sync(self, requests: list[ChoiceRequest]) -> None:
+    def _prepare_sync(self, requests: list[ChoiceRequest]) -> bool:
         if self._tree is None:
-            return
+            return False
         rows: list[Row] = []
         for i, req in enumerate(requests):
             try:
@@ -353,6 +352,7 @@ class HFBackend(ModelBackend):
             except RuntimeError:
                 self._tree.memo.clear()
                 self._prepared_rows.clear()
+        return True
 
     def _prepared_or_new_rows(self, owner: int, req: ChoiceRequest) -> tuple[list[Row], int]:
         """``_rows_for``, taking (and dropping) the rows ``prepare_choices`` tokenised."""

@@ -6,8 +6,8 @@ the runner owns retries). The API key is read only from the environment and neve
 the requests: each request goes to the server with the fewest requests in flight, ties taken
 in turn; a server that just failed in a retryable way is put aside for a while.
 
-Choice scoring (echo or first token) is in :mod:`relreason.models.openai_choices`, reading the
-SDK's results (first choice, usage, top logprobs) in :mod:`relreason.models.openai_results`.
+Choice scoring (echo or first token) is in :mod:`relreason.models.openai.choices`, reading the
+SDK's results (first choice, usage, top logprobs) in :mod:`relreason.models.openai.results`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from relreason.models.errors_map import (
     public_url,
     translate,
 )
-from relreason.models.openai_choices import (
+from relreason.models.openai.choices import (
     ChoiceScorer,
     ChoiceScoring,
     continuation_logprob,
@@ -40,7 +40,7 @@ from relreason.models.openai_choices import (
     echo_agrees,
     match_first_token,
 )
-from relreason.models.openai_results import (
+from relreason.models.openai.results import (
     Api,
     chat_top_logprobs,
     choice_text,
@@ -82,7 +82,6 @@ class OpenAIBackend(ModelBackend):
     """
 
     batch_size = 1
-    supports_logprobs = True
 
     def __init__(
         self,

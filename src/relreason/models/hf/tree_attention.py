@@ -1,6 +1,6 @@
 """Attention for packed siblings: each sibling sees the shared parent and itself, nothing else.
 
-The prefix tree (``hf_prefix_tree``) runs a node's children as one packed row on top of the
+The prefix tree (``hf.tree_runner``) runs a node's children as one packed row on top of the
 parent's key/value cache. A block attention mask gives the right answer but makes every token
 attend to every other sibling too (masked work that is still computed: the cost grows with the
 square of the packed length). Here the two parts are computed apart, each without waste:

@@ -1,6 +1,6 @@
 """The prefix tree of a task's token sequences (pure Python, no model): a radix tree whose
 nodes are runs of tokens shared by every row below them, with the log-probabilities to read
-attached to the node holding their position. ``relreason.models.hf_prefix_tree`` runs it.
+attached to the node holding their position. ``relreason.models.hf.tree_runner`` runs it.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from relreason.models.hf_choices import Row
+from relreason.models.hf.choices import Row
 
 MIN_SHARED = 16  # shorter shared runs are folded into their children (see merge_small)
 

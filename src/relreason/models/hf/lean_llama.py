@@ -1,6 +1,6 @@
 """A lean forward pass for prefix-tree scoring of Llama models, over the model's own modules.
 
-The prefix tree (``hf_prefix_tree``) runs packed siblings on top of a parent's key/value cache
+The prefix tree (``hf.tree_runner``) runs packed siblings on top of a parent's key/value cache
 and reads a few positions. transformers' forward computes the same thing with more work than
 that needs; this one, written for that use only:
 
@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch.nn import functional
 
-from relreason.models.tree_attention import Segments, segmented_attention
+from relreason.models.hf.tree_attention import Segments, segmented_attention
 
 KV = list[tuple[torch.Tensor, torch.Tensor]]
 _LLAMA_PARTS = ("LlamaModel", "LlamaDecoderLayer", "LlamaAttention", "LlamaMLP", "LlamaRMSNorm")

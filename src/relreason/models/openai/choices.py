@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from relreason.models.errors_map import APIRequestError
-from relreason.models.openai_results import (
+from relreason.models.openai.results import (
     Api,
     chat_top_logprobs,
     completion_top_logprobs,
@@ -27,7 +27,7 @@ from relreason.models.openai_results import (
 )
 from relreason.types import ChoiceRequest, Response, Usage
 
-log = logging.getLogger("relreason.models.openai_backend")  # the backend's messages
+log = logging.getLogger("relreason.models.openai.backend")  # the backend's messages
 
 CHOICE_TOP_K = {"chat": 20, "completions": 5}
 """How many first-token alternatives ``score_choices`` asks for when it cannot echo."""

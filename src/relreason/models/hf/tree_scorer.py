@@ -1,5 +1,5 @@
 """Scoring rows through a prefix tree, a task at a time: ``PrefixTreeScorer`` builds the tree
-of the rows it is given (``prefix_tree``), runs it (``hf_prefix_tree.TreeRunner``) and keeps
+of the rows it is given (``prefix_tree``), runs it (``hf.tree_runner.TreeRunner``) and keeps
 prepared results until the runner asks for them."""
 
 from __future__ import annotations
@@ -8,15 +8,15 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from relreason.models.hf_choices import PrefixStats, Row
-from relreason.models.hf_prefix_tree import TreeRunner
-from relreason.models.prefix_tree import (
+from relreason.models.hf.choices import PrefixStats, Row
+from relreason.models.hf.prefix_tree import (
     Read,
     TreeStats,
     build_tree,
     merge_small,
     rows_to_reads,
 )
+from relreason.models.hf.tree_runner import TreeRunner
 
 
 class PrefixTreeScorer:

@@ -1,0 +1,169 @@
+"""No import circle among relreason's modules, counting module-level imports and the imports
+inside functions alike (a lazy import that closes a loop is a loop all the same).
+
+The graph is built from the source with :mod:`ast`, so the test imports nothing it checks.
+An edge ``a -> b`` means module ``a`` imports ``b``; importing ``relreason.<x>.<y>`` (or anything
+from it) also runs every package ``__init__`` on the way, so it adds the edges ``a ->
+relreason.<x>`` and ``a -> relreason`` too, except for the packages ``a`` itself lies in (they
+are already running when ``a`` runs). ``from relreason.<x> import y`` where ``y`` is a submodule
+adds ``a -> relreason.<x>.<y>``; naming a package itself (``from relreason.<x> import name``) is an
+edge to its ``__init__`` even from inside the package, since that is where ``name`` lives.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = "relreason"
+
+
+def _modules() -> dict[str, Path]:
+    """Every module under ``src/relreason`` by dotted name (a package by its own name)."""
+    found: dict[str, Path] = {}
+    for path in sorted((ROOT / PACKAGE).rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _with_parents(name: str, modules: dict[str, Path]) -> list[str]:
+    """``name`` and the packages above it that importing it runs (the relreason ones only)."""
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in modules]
+
+
+def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    """The absolute module a ``from ... import`` names, relative forms resolved."""
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the relreason modules it imports (at module level or inside a function)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        is_package = path.name == "__init__.py"
+        # the packages above a module have already started running when it runs: reaching
+        # them on the way to a sibling is no edge, naming one itself (``from . import x``
+        # where ``x`` is defined in the ``__init__``) is
+        own = set(_with_parents(module, modules)[: None if is_package else -1])
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(node, module, is_package)
+                subs = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in modules]
+                # ``from package import submodule`` imports the submodule; any other name
+                # comes from the package's ``__init__``
+                targets = subs if len(subs) == len(node.names) else [base, *subs]
+            for target in targets:
+                if target == PACKAGE or target.startswith(PACKAGE + "."):
+                    graph[module].update(
+                        name
+                        for name in _with_parents(target, modules)
+                        if name == target or name not in own
+                    )
+        graph[module].discard(module)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+
+    def visit(start: str) -> None:
+        nonlocal counter
+        work: list[tuple[str, list[str]]] = [(start, sorted(graph[start]))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, todo = work[-1]
+            if todo:
+                nxt = todo.pop()
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, sorted(graph[nxt])))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component: list[str] = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    component.append(top)
+                    if top == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+
+    for name in sorted(graph):
+        if name not in index:
+            visit(name)
+    return found
+
+
+def _loop(component: list[str], graph: dict[str, set[str]]) -> list[str]:
+    """One concrete loop inside a strongly connected component, for the failure message."""
+    members = set(component)
+    start = component[0]
+    parents: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        node = frontier.pop(0)
+        for nxt in sorted(graph[node] & members):
+            if nxt == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(parents[path[-1]])
+                return [*reversed(path), start]
+            if nxt not in parents:
+                parents[nxt] = node
+                frontier.append(nxt)
+    return component
+
+
+def test_the_graph_sees_lazy_and_relative_imports() -> None:
+    graph = import_graph()
+    # cli/__init__ imports cli.app inside main(): a lazy import is an edge
+    assert "relreason.cli.app" in graph["relreason.cli"]
+    # importing relreason.x.y runs relreason.x's __init__
+    assert "relreason.benchmarks" in graph["relreason.cli.app"]
+
+
+def test_cycles_finds_a_loop() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert _loop(["a", "b", "c"], graph) == ["a", "b", "c", "a"]
+
+
+def test_no_import_circle() -> None:
+    graph = import_graph()
+    loops = [
+        " -> ".join(_loop(c, graph)) + f"  (all in the circle: {', '.join(c)})"
+        for c in cycles(graph)
+    ]
+    assert not loops, "import circles:\n" + "\n".join(loops)
