@@ -121,3 +121,29 @@ def test_list_fits_80_columns_and_shows_the_settings_table(
     assert re.search(r"^  8 +hint\+cot +converse +3 +hard +hard$", out, re.M)
     for backend in ("smollm2", "random[:SEED]", "openai:MODEL"):
         assert re.search(rf"^  {re.escape(backend)}: ", out, re.M)
+
+
+def test_python_dash_m_runs_the_same_command_line() -> None:
+    """``python -m relreason`` is the ``relreason`` script: same version line, same exit code
+    for a bad command (a real subprocess, the package as installed or on ``sys.path``)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    version = subprocess.run(
+        [sys.executable, "-m", "relreason", "--version"], capture_output=True, text=True, env=env
+    )
+    assert version.returncode == 0, version.stderr
+    import relreason
+
+    assert relreason.__version__ in version.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "relreason", "no-such-command"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert bad.returncode == 2 and "no-such-command" in bad.stderr + bad.stdout
