@@ -184,3 +184,35 @@ def test_cleanup_model_completes_the_paper_reading(
     ]
     assert all(r["answer"] in ("A", "B") for r in rows[1:3])
     assert rows[0] == records(plain)[0]
+
+
+@pytest.mark.model
+@pytest.mark.server
+def test_cleanup_model_completes_the_paper_reading_during_a_run(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run --cleanup-model``: the real SmolLM2 answers MCR questions, the paper's rule leaves
+    some open, and the follow-up model (a real local OpenAI-compatible server) is asked about
+    exactly those; the other records are the plain run's, and the file stays sorted."""
+    from servers.fault_server import FaultServer
+
+    base = ["run", "mcr", "--language", "en", "--method", "zs", "--mode", "paper"]
+    base += ["--limit", "6", "--no-cache", "--data-dir", str(shared_data)]
+    plain, cleaned = tmp_path / "plain", tmp_path / "cleaned"
+    assert cli([*base, "--out", str(plain)]) == 0
+    before = records(plain / "records.jsonl")
+    open_ = [r["index"] for r in before if r["method"] == "paper_rule_cleanup"]
+    assert open_, "SmolLM2 left no reading open: the test would check nothing"
+    with FaultServer(fault_rate=0.0) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-cleanup-000000")
+        assert cli([*base, "--out", str(cleaned), "--cleanup-model", "openai:fake"]) == 0
+        asked = sum(server.counts.values())
+    after = records(cleaned / "records.jsonl")
+    assert asked == len(open_)
+    assert [r["index"] for r in after] == sorted(r["index"] for r in after)
+    for old, new in zip(before, after, strict=True):
+        if old["index"] in open_:
+            assert new["method"] == "paper_rule_cleaned" and new["answer"] is not None
+        else:
+            assert (new["answer"], new["method"]) == (old["answer"], old["method"])

@@ -168,22 +168,11 @@ def _follow_up_scored(task: Task, records: list[Record]) -> list[Record]:
     the open readings."""
     import asyncio
 
-    from relreason.models.registry import load_backend
-    from relreason.run.follow_up import apply_follow_up
+    from relreason.run.follow_up import follow_up_with_model
     from relreason.run.options import RunOptions
 
-    assert task.follow_up is not None
     by_index = {r.index: r for r in records}
-
-    async def ask() -> None:
-        assert task.follow_up is not None
-        backend = load_backend(task.follow_up.model)
-        try:
-            await apply_follow_up(task, by_index, backend, RunOptions(), None)
-        finally:
-            await backend.aclose()
-
-    asyncio.run(ask())
+    asyncio.run(follow_up_with_model(task, by_index, RunOptions(), None))
     return [by_index[i] for i in sorted(by_index)]
 
 

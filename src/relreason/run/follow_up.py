@@ -87,3 +87,22 @@ async def apply_follow_up(
         changed.append(index)
     calls.flush()
     return changed
+
+
+async def follow_up_with_model(
+    task: Task,
+    records: dict[int, Record],
+    options: RunOptions,
+    cache: ResponseCache | None,
+) -> list[int]:
+    """:func:`apply_follow_up` with the task's own follow-up model, loaded for the pass and
+    closed after it (used by ``run`` and ``score``); return the indices changed."""
+    from relreason.models.registry import load_backend
+
+    if task.follow_up is None:
+        return []
+    helper = load_backend(task.follow_up.model)
+    try:
+        return await apply_follow_up(task, records, helper, options, cache)
+    finally:
+        await helper.aclose()

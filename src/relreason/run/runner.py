@@ -36,7 +36,6 @@ from relreason.records import (
     RECORDS,
     SUMMARY,
     Manifest,
-    Record,
     RecordWriter,
     RunSummary,
     format_summary,
@@ -60,6 +59,7 @@ from relreason.run.folder import (
     run_config,
     versions,
 )
+from relreason.run.follow_up import follow_up_with_model
 from relreason.run.items import ItemPath
 from relreason.run.lock import RunLock
 from relreason.run.loop import run_coroutine, set_stop_hint
@@ -191,7 +191,7 @@ async def _run_locked(
     try:
         await items.run(todo)
         if task.follow_up is not None:
-            for index in await _follow_up(task, records, options, cache):
+            for index in await follow_up_with_model(task, records, options, cache):
                 items.lines.pop(index, None)  # re-serialised by the sorted rewrite below
     except (asyncio.CancelledError, KeyboardInterrupt, ServerUnreachableError, OSError) as error:
         stop = error
@@ -251,21 +251,6 @@ async def _run_locked(
     if options.show_progress and own_progress:
         print(format_summary(summary))
     return summary
-
-
-async def _follow_up(
-    task: EvalTask, records: dict[int, Record], options: RunOptions, cache: Any
-) -> list[int]:
-    """Run the task's follow-up model (MCR ``--cleanup-model``) over the open readings."""
-    from relreason.models.registry import load_backend
-    from relreason.run.follow_up import apply_follow_up
-
-    assert task.follow_up is not None
-    helper = load_backend(task.follow_up.model)
-    try:
-        return await apply_follow_up(task, records, helper, options, cache)
-    finally:
-        await helper.aclose()
 
 
 def run_task(
