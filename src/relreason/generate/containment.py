@@ -113,14 +113,7 @@ def box(language: str, color: str) -> str:
 
 
 def _fill(language: str, key: str, a: str, b: str) -> str:
-    first, second = box(language, a), box(language, b)
-    return _TEXT[language][key].format(
-        a=first,
-        A=first[:1].upper() + first[1:],
-        b=second,
-        a_t=grammar.ko_topic(first),
-        a_w=grammar.ko_with(first),
-    )
+    return grammar.fill_pair(_TEXT[language][key], box(language, a), box(language, b))
 
 
 def premise(language: str, triple: Sequence[str]) -> str:

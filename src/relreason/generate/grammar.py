@@ -87,3 +87,17 @@ def count_people(language: str, n: int) -> str:
     if language == "ko":
         return f"{_KO_NATIVE_COUNTED[n]} 명"
     raise ValueError(f"unknown language {language!r}")
+
+
+def fill_pair(template: str, first: str, second: str) -> str:
+    """Fill a two-place sentence template: ``{a}``/``{b}`` the two phrases, ``{A}`` the first
+    capitalised, ``{a_t}`` the first with the Korean topic particle, ``{a_w}``/``{b_w}`` either
+    with the Korean "with" particle (a template uses the fields it needs)."""
+    return template.format(
+        a=first,
+        A=first[:1].upper() + first[1:],
+        b=second,
+        a_t=ko_topic(first),
+        a_w=ko_with(first),
+        b_w=ko_with(second),
+    )

@@ -147,14 +147,7 @@ def _people_text(language: str, people: Sequence[str]) -> str:
 
 
 def _sentence(language: str, key: str, a: str, b: str) -> str:
-    first, second = _entity(language, a), _entity(language, b)
-    return _TEXT[language][key].format(
-        a=first,
-        A=first[:1].upper() + first[1:],
-        b=second,
-        a_t=grammar.ko_topic(first),
-        b_w=grammar.ko_with(second),
-    )
+    return grammar.fill_pair(_TEXT[language][key], _entity(language, a), _entity(language, b))
 
 
 def premise(language: str, triple: Sequence[str]) -> str:
