@@ -17,6 +17,7 @@ from relreason.types import EvalItem, Extraction, Response, Status
 
 __all__ = [
     "FALLBACK_MARGIN",
+    "cut_option_text",
     "failed_extraction",
     "fallback_letter",
     "first_token_letter",
@@ -153,6 +154,23 @@ def match_option_text(
     longest = max(len(keys[i]) for i in found)
     best = [i for i in found if len(keys[i]) == longest]
     return best[0] if len(best) == 1 else None
+
+
+def cut_option_text(text: str, choice_texts: tuple[str, ...]) -> int | None:
+    """Return the index of the one choice whose text the first line of ``text`` begins and
+    stops short of at a word boundary ("Ni l'un" of "Ni l'un ni l'autre": an option's text cut
+    off), or None. A line that is some option's whole text, shorter than three characters, or
+    the beginning of several options' texts gives None. Never raises."""
+    line = normalize_text(text.split("\n", 1)[0][:256])
+    keys = normalized_choices(choice_texts)
+    if len(line) < 3 or line in keys:
+        return None
+    found = [
+        i
+        for i, option in enumerate(keys)
+        if len(option) > len(line) and option.startswith(line) and not option[len(line)].isalnum()
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _starts_with_word(key: str, option: str) -> bool:

@@ -167,7 +167,7 @@ def sentence_key(text: str) -> str:
 _VERDICT_LABEL = re.compile(r"(?<![A-Za-z0-9\u00C0-\u024F])[(\[]?([A-G])[)\]:.][ \t]*")
 _VERDICT = re.compile(
     r"[ \t.,]*(?:(?i:is|est|are)[ \t]+)?(?:(?i:(not|n't|pas))[ \t]+)?(?:(?i:the|la|le)[ \t]+)?"
-    r"(?:((?i:right|correct|true|answer|bonne|correcte|juste|vraie?|réponse)"
+    r"(?:((?i:right|correct|true|answer|bonne|correcte|juste|vraie?|réponse)(?![ \t]*[:：])"
     r"|正确|正確|正しい|正解|맞습니다|정답)"
     r"|((?i:wrong|incorrect|false|faux|fausse|incorrecte)|错误|錯誤|間違い|誤り|틀렸|틀린|오답))"
 )

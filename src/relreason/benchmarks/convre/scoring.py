@@ -18,6 +18,7 @@ import json
 import re
 from typing import Any, NamedTuple
 
+from relreason.benchmarks.convre.forms import first_line_option, thought_choice
 from relreason.scoring.common import (
     fallback_letter,
     match_option_text,
@@ -172,6 +173,9 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
         return _Read(None, "none", "restates both choices (their labels)")
     if _LABELS_ONLY.fullmatch(first):
         return _Read(None, "none", "restates both choices (their labels)")
+    named = first_line_option(first, choice_texts)
+    if named is not None:  # also when the choices are restated after it
+        return _Read(LETTERS[named], "option_text")
     clean = _CLEAN_LINE.fullmatch(first) or _LOWER_LINE.fullmatch(first)
     if clean is not None:
         return _clean_unless_contradicted(clean.group(1).upper(), text)
@@ -210,9 +214,6 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
     is_correct = _IS_CORRECT.match(first)
     if is_correct is not None and hedge_after(first, is_correct.end(), "") is None:
         return _Read(is_correct.group(1), "clean")
-    named = match_option_text(first, choice_texts)
-    if named is not None:
-        return _Read(LETTERS[named], "option_text")
     return _final_statement(text, 0, choice_texts) or _Read(
         None, "none", "no answer statement found"
     )
@@ -303,6 +304,14 @@ def _read_cot(text: str, choice_texts: tuple[str, str]) -> _Read | None:
         value = _answer_value(obj)
         if value is not None:
             letter = _read_value(value, choice_texts)
+            concluded = thought_choice(obj, choice_texts)
+            if letter is not None and concluded is not None and LETTERS[concluded] != letter:
+                return _Read(
+                    None,
+                    "none",
+                    f"contradictory: the thought concludes {LETTERS[concluded]}'s"
+                    f" text, the answer field says {letter}",
+                )
             if letter is not None:
                 return _Read(letter, method)
             return _Read(None, "none", f"answer field not readable: {value[:80]!r}")

@@ -21,6 +21,7 @@ from typing import Literal, NamedTuple
 
 from relreason.errors import UsageError
 from relreason.scoring.common import (
+    cut_option_text,
     match_option_text,
     normalize_output,
     normalize_text,
@@ -94,6 +95,7 @@ _TAKEN_BACK = re.compile(
     r"|\bwhich\s+is\s+not\s+the\s+(?:correct\s+)?answer\b)"
 )
 _CUE = re.compile(r"A[ \t]*:[ \t]*(?=[(\[]?[A-G][)\]])")
+_NOTHING = "no answer statement found"
 
 
 class _Statement(NamedTuple):
@@ -222,8 +224,8 @@ def _read_robust(
     turn = _NEW_TURN.search(text)
     if turn is not None:
         head = _read_text(text[: turn.start()].strip(), choices, choice_texts)
-        if head[0] is not None:
-            return head
+        if head[0] is not None or _void(head[2]):
+            return head  # the first answer counts, also when it is void (a contradiction)
         text = _NEW_TURN.sub(
             "\n", text
         )  # the turns' cues ("A:", "B: Among options") are no answers
@@ -247,15 +249,20 @@ def _read_text(
     verdict, wrong = verdict_letter(text, choices, choice_texts)
     if verdict is not None:
         return verdict, "statement", None
+    found = _statements(text, choices, choice_texts)
+    rejected = {s.letter for s in found if _NEGATED.search(text, 0, s.position)}
     statements = [
-        s
-        for s in _statements(text, choices, choice_texts)
-        if s.letter not in wrong and not _NEGATED.search(text, 0, s.position)
+        s for s in found if s.letter not in wrong and not _NEGATED.search(text, 0, s.position)
     ]  # "not A) East" rejects A
     if not statements:
-        return None, "none", "no answer statement found"
+        first = match_option_text(text.split("\n", 1)[0], choice_texts)
+        if first is not None and first < len(choices) and not rejected:
+            return choices[first], "option_text", None  # "15.", then no answer
+        return None, "none", _NOTHING
     strong = [s for s in statements if s.strong]
     chosen = (strong or statements)[-1]
+    if chosen.letter in rejected:
+        return None, "none", f"contradictory: {chosen.letter} rejected ('not'), then given"
     if _TAKEN_BACK.search(text, chosen.position):
         return None, "none", f"{chosen.letter}, then taken back ('the answer is not a correct ...')"
     if chosen.hedge is not None:
@@ -323,6 +330,8 @@ def _statements(
         if letter not in choices:
             continue
         named = match_option_text(text[label.end() :], choice_texts, prefix=True)
+        if named is None:
+            named = cut_option_text(text[label.end() :], choice_texts)  # "C) Ni l'un" of B
         bad = label.group(3) is None and _contradicts(named, letter, choices)
         labels.append((_Statement(label.start(), letter, label.start() == 0, bad), label.end()))
     listed = _listed(text, labels, choices, choice_texts)
@@ -349,6 +358,12 @@ def _listed(
         if key and len(gap) <= 4 * len(key) + 16 and normalize_text(gap) == key:
             listed.update((i, i + 1))
     return listed
+
+
+def _void(detail: str | None) -> bool:
+    """Whether a reading that gave no letter found an answer that is void (a contradiction, a
+    hedge, a letter taken back), rather than none at all or a letter outside the choices."""
+    return detail is not None and detail != _NOTHING and not detail.startswith("names ")
 
 
 def _named_after(text: str, end: int, choice_texts: tuple[str, ...]) -> int | None:
