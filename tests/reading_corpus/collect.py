@@ -8,16 +8,19 @@ completions API); then both in-process through ``gguf:`` (``sweeps/gguf-*.yaml``
 seeds 11, 13 and 17, other items; the model folder is named ``gguf-smollm2`` /
 ``gguf-gemma3-270m``, ``.gguf`` dropped). Then::
 
-    python tests/reading_corpus/collect.py SWEEP_OUT [SWEEP_OUT ...] > raw.jsonl
+    python tests/reading_corpus/collect.py [--seed-in-id] SWEEP_OUT [SWEEP_OUT ...] > raw.jsonl
 
 writes one row per record with an output (the text the reader reads: for MCR zero-shot CoT
 the answer-extraction reply), joined with the item's choices and choice texts. Exact repeats
-of an output (same benchmark, language, setting kind and text) are kept once. Rows that repeat
-one already in ``real.jsonl`` (same key) were dropped before labelling. A person then writes
-each row's ``label`` and ``note``, before looking at what the readers make of it; ConvRe rows
-whose text gives no answer get the log-probability fallback's letter when it has one (as the
-written cases do), noted in ``note``; ``split`` is ``corpus.assign_split(id)``. Nothing here is
-imported by the tests.
+of an output (same benchmark, language, setting kind and text) are kept once. Row ids are
+``model/folder/index``; the folder names repeat from seed to seed, so from the fourth round on
+(seeds 19, 23, 29: ``sweeps/gguf-s19*.yaml``, ``gguf-s23.yaml``, ``gguf-s29.yaml``)
+``--seed-in-id`` puts the run's seed into the folder part (``gguf-smollm2/mcr-en-zs-s19/12``).
+Rows that repeat one already in ``real.jsonl`` (same key) were dropped before labelling. A
+person then writes each row's ``label`` and ``note``, before looking at what the readers make
+of it; ConvRe rows whose text gives no answer get the log-probability fallback's letter when it
+has one (as the written cases do), noted in ``note``; ``split`` is
+``corpus.assign_split(id)``. Nothing here is imported by the tests.
 """
 
 from __future__ import annotations
@@ -33,9 +36,11 @@ from relreason.run.plan import task_from_description
 _CONVRE_KIND = {1: "plain", 5: "plain", 7: "few-shot", 9: "few-shot", 8: "cot", 11: "cot"}
 
 
-def folder_rows(folder: Path, model: str) -> list[dict[str, Any]]:
-    """Return the corpus rows (without label and split) of one run folder."""
+def folder_rows(folder: Path, model: str, *, seed_in_id: bool = False) -> list[dict[str, Any]]:
+    """Return the corpus rows (without label and split) of one run folder; ``seed_in_id`` puts
+    the run's seed into the folder part of each id."""
     manifest = load_manifest(folder)
+    name = f"{folder.name}-s{manifest.seeds['run']}" if seed_in_id else folder.name
     description = manifest.description
     task = task_from_description(description)
     items = {item.index: item for item in task.items}
@@ -56,7 +61,7 @@ def folder_rows(folder: Path, model: str) -> list[dict[str, Any]]:
         text = second if second is not None else output
         rows.append(
             {
-                "id": f"{model}/{folder.name}/{index}",
+                "id": f"{model}/{name}/{index}",
                 "source": "real",
                 "benchmark": bench,
                 "language": language,
@@ -78,12 +83,13 @@ def main() -> None:
     """Print the rows of every run folder under the sweep folders given, one JSON a line."""
     seen: set[tuple[str, str, str, str]] = set()
     ids: set[str] = set()
-    for out in map(Path, sys.argv[1:]):
+    seed_in_id = "--seed-in-id" in sys.argv[1:]
+    for out in (Path(arg) for arg in sys.argv[1:] if arg != "--seed-in-id"):
         for model_dir in sorted(p for p in out.iterdir() if p.is_dir()):
             name = model_dir.name.removeprefix("openai_").removeprefix("openai-")
             model = name.removesuffix(".gguf")
             for folder in sorted(p for p in model_dir.iterdir() if (p / "records.jsonl").exists()):
-                for row in folder_rows(folder, model):
+                for row in folder_rows(folder, model, seed_in_id=seed_in_id):
                     key = (row["benchmark"], row["language"], row["setting"].split("-")[0])
                     if (*key, row["output"]) in seen or row["id"] in ids:
                         continue
