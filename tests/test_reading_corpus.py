@@ -1,12 +1,12 @@
 """The readers against a person's reading of real model outputs, on the held-out half.
 
-``reading_corpus/real.jsonl`` holds 690 outputs of real models, each read by a person
+``reading_corpus/real.jsonl`` holds outputs of real models, each read by a person
 (``label``): SmolLM2 through ``hf`` and through llama.cpp's server, Gemma 3 270M through
 llama.cpp's completions API (142 rows, the first sweeps), and both again in-process through
-``gguf:`` on other items (304 rows with seed 7, then 244 with seeds 11, 13 and 17;
-``sweeps/gguf-*.yaml``): ConvRe 204 (plain, few-shot, CoT), MCR 250 and compose 236, in five
-languages. ``written.jsonl`` holds hand-written outputs of the kinds the readers used to
-misread. The split into a development half (the readers were fixed
+``gguf:`` on other items (304 rows with seed 7, 244 with seeds 11, 13 and 17, then 482 with
+seeds 19, 23 and 29; ``sweeps/gguf-*.yaml``): ConvRe (plain, few-shot, CoT), MCR and compose
+in five languages. ``written.jsonl`` holds hand-written outputs of the kinds the readers used
+to misread. The split into a development half (the readers were fixed
 on it) and a held-out half was made once, by seed (``reading_corpus.corpus.SEED``).
 
 The agreement on the held-out half (real outputs only; the written cases are each tested on
@@ -56,9 +56,17 @@ LABELLED_OTHERWISE = {
 row named first in each value), which the readers follow: the person's two readings disagree,
 so neither can be held against the reader. Counted in the printed figures, left out of the
 target."""
-BELOW_TARGET: dict[tuple[str, str], str] = {}
-"""Cells whose held-out agreement is below the target, with the misreading that puts it there
-(none at present)."""
+BELOW_TARGET = {
+    ("mcr", "fr"): "'A. The answer is INC.' (a cut Incertain) read as A; '8 hours.' (A's '8' with"
+    " a unit) read as none; ' A)' then 'C) E', 'D) L' (labels cut to initials) read as A",
+    ("mcr", "ja"): "'A. The answer is 12 years old.' (D's 12歳) read as A; 'A) 10' (C's 10歳 cut"
+    " before the unit) read as A; 'not A.' then bare 'B:' cues read as B",
+    ("mcr", "ko"): "'D) <D's text>' then a bare 'A)' line read as none (taken for a listing)",
+    ("mcr", "zh"): "'A) 10' (C's 10岁 cut before the unit) read as A; 'A) <A's text>' then 'The"
+    " answer is: A) <C's text>' read as none",
+}
+"""Cells whose held-out agreement is below the target, with the misreadings that put it there
+(found when the fourth round of outputs, seeds 19, 23 and 29, was first measured)."""
 CELLS = [(name, lang) for name in ("convre", "mcr", "compose") for lang in sorted(LANGUAGES)]
 
 

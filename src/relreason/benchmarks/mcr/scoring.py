@@ -19,13 +19,13 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
+from relreason.benchmarks.mcr.labels import LABEL, label_letter, label_run
+from relreason.benchmarks.mcr.labels import listed as _listed_labels
 from relreason.errors import UsageError
 from relreason.scoring.common import (
     cut_option_text,
     match_option_text,
     normalize_output,
-    normalize_text,
-    normalized_choices,
     pre_score,
     status_for,
 )
@@ -75,11 +75,6 @@ _AFTER_PREFIX = re.compile(
     r"\s*:?\s*(?i:either\s+)?(?i:option\s+|choice\s+|l'option\s+|选项|選項)?[\"'(\[*「『]*\s*([A-G])"
     rf"(?![{_LATIN}])"
 )
-_LABEL = re.compile(
-    rf"(?=[(A-G \t*])(?:(?<![{_LATIN}])(?:\(([A-G])\)|([A-G])\))"
-    rf"|^[ \t*]*([A-G])[ \t]*[.:](?![{_LATIN}]))",
-    re.MULTILINE,
-)
 _LEADING_BARE = re.compile(
     rf"\**([A-G])\**(?:\s*$|[ \t]*\n|(?=[{_CJK}])|[ \t]*[,;][ \t]"
     r"|[ \t]+[-\u2013\u2014][ \t]|(?=[ \t]+(?i:because|since|car|parce)\b))"
@@ -92,10 +87,12 @@ _NEW_TURN = re.compile(
 _NEGATED = re.compile(r"(?i:\bnot|n't|\bpas)[ \t]*[(\[]?$")
 _TAKEN_BACK = re.compile(
     r"(?i:\banswer\s+is\s+not\s+(?:a|the|an)\s+(?:correct|true|right|valid)\b"
+    r"|\banswer\s+is\s+not\s+(?:certain|sure|clear|known)\b"
     r"|\bwhich\s+is\s+not\s+the\s+(?:correct\s+)?answer\b)"
 )
 _CUE = re.compile(r"A[ \t]*:[ \t]*(?=[(\[]?[A-G][)\]])")
 _NOTHING = "no answer statement found"
+_LISTED = "the labels listed back (A), B), C) ...), none chosen"
 
 
 class _Statement(NamedTuple):
@@ -250,6 +247,8 @@ def _read_text(
     if verdict is not None:
         return verdict, "statement", None
     found = _statements(text, choices, choice_texts)
+    if label_run(text, [s.position for s in found], choices):
+        return None, "none", _LISTED
     rejected = {s.letter for s in found if _NEGATED.search(text, 0, s.position)}
     statements = [
         s for s in found if s.letter not in wrong and not _NEGATED.search(text, 0, s.position)
@@ -325,45 +324,28 @@ def _statements(
         if letter in choices or other is not None:
             found.append(_Statement(start, letter, True, False, other))
     labels: list[tuple[_Statement, int]] = []
-    for label in _LABEL.finditer(text):
-        letter = label.group(1) or label.group(2) or label.group(3)
+    for label in LABEL.finditer(text):
+        letter = label_letter(label)
         if letter not in choices:
             continue
         named = match_option_text(text[label.end() :], choice_texts, prefix=True)
         if named is None:
             named = cut_option_text(text[label.end() :], choice_texts)  # "C) Ni l'un" of B
-        bad = label.group(3) is None and _contradicts(named, letter, choices)
+        if label.group(3) is not None:  # "A." at a line's start: another option's whole line
+            named = match_option_text(text[label.end() :].split("\n", 1)[0], choice_texts)
+        bad = _contradicts(named, letter, choices)
         labels.append((_Statement(label.start(), letter, label.start() == 0, bad), label.end()))
-    listed = _listed(text, labels, choices, choice_texts)
+    spans = [(s.position, s.letter, end) for s, end in labels]
+    listed = _listed_labels(text, spans, choices, choice_texts)
     found.extend(s for i, (s, _) in enumerate(labels) if i not in listed)
     found.sort(key=lambda s: (s.position, s.hedge is not None))
     return found
 
 
-def _listed(
-    text: str,
-    labels: list[tuple[_Statement, int]],
-    choices: tuple[str, ...],
-    choice_texts: tuple[str, ...],
-) -> set[int]:
-    """Indices of labels that list the options back ("A) East B) West ..."): a label whose own
-    option text is all that stands before the next label, and that next label."""
-    keys = normalized_choices(choice_texts)
-    listed: set[int] = set()
-    for i in range(len(labels) - 1):
-        statement, end = labels[i]
-        index = choices.index(statement.letter)
-        key = keys[index] if index < len(keys) else ""
-        gap = text[end : labels[i + 1][0].position]
-        if key and len(gap) <= 4 * len(key) + 16 and normalize_text(gap) == key:
-            listed.update((i, i + 1))
-    return listed
-
-
 def _void(detail: str | None) -> bool:
     """Whether a reading that gave no letter found an answer that is void (a contradiction, a
     hedge, a letter taken back), rather than none at all or a letter outside the choices."""
-    return detail is not None and detail != _NOTHING and not detail.startswith("names ")
+    return detail not in (None, _NOTHING, _LISTED) and not detail.startswith("names ")
 
 
 def _named_after(text: str, end: int, choice_texts: tuple[str, ...]) -> int | None:

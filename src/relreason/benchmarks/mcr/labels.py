@@ -1,0 +1,56 @@
+"""Option labels in MCR-style outputs ("(C)", "C)", "C." at a line's start), and the two ways a
+run of them lists the options back instead of answering."""
+
+from __future__ import annotations
+
+import re
+
+from relreason.scoring.common import normalize_text, normalized_choices
+
+__all__ = ["LABEL", "label_letter", "label_run", "listed"]
+
+_LATIN = r"A-Za-z0-9\u00C0-\u024F"
+LABEL = re.compile(
+    rf"(?=[(A-G \t*])(?:(?<![{_LATIN}])(?:\(([A-G])\)|([A-G])\))"
+    rf"|^[ \t*]*([A-G])[ \t]*[.:](?![{_LATIN}]))",
+    re.MULTILINE,
+)
+"""A label: ``(C)`` or ``C)`` anywhere, ``C.``/``C:`` at a line's start (group 3)."""
+
+
+def label_letter(label: re.Match[str]) -> str:
+    """Return the letter of a :data:`LABEL` match."""
+    return label.group(1) or label.group(2) or label.group(3)
+
+
+def listed(
+    text: str,
+    labels: list[tuple[int, str, int]],
+    choices: tuple[str, ...],
+    choice_texts: tuple[str, ...],
+) -> set[int]:
+    """Indices of labels (start, letter, end) that list the options back ("A) East B) West
+    ..."): a label whose own option text is all that stands before the next label, and that
+    next label."""
+    keys = normalized_choices(choice_texts)
+    found: set[int] = set()
+    for i in range(len(labels) - 1):
+        _, letter, end = labels[i]
+        index = choices.index(letter)
+        key = keys[index] if index < len(keys) else ""
+        gap = text[end : labels[i + 1][0]]
+        if key and len(gap) <= 4 * len(key) + 16 and normalize_text(gap) == key:
+            found.update((i, i + 1))
+    return found
+
+
+def label_run(text: str, statements: list[int], choices: tuple[str, ...]) -> bool:
+    """Whether the labels of ``text`` are the choices' letters in order, three or more, each
+    once ("A) 妹 B) 妻 C) 姉 D) 孫", whatever their texts), and every answer statement (its
+    position in ``statements``) stands at one of them: the labels listed back, no answer."""
+    labels = list(LABEL.finditer(text))
+    letters = tuple(label_letter(m) for m in labels)
+    if len(letters) < 3 or letters != choices[: len(letters)]:
+        return False
+    starts = [m.start() for m in labels]
+    return all(any(0 <= position - start <= 1 for start in starts) for position in statements)
