@@ -57,13 +57,9 @@ row named first in each value), which the readers follow: the person's two readi
 so neither can be held against the reader. Counted in the printed figures, left out of the
 target."""
 BELOW_TARGET = {
-    ("mcr", "fr"): "'A. The answer is INC.' (a cut Incertain) read as A; '8 hours.' (A's '8' with"
-    " a unit) read as none; ' A)' then 'C) E', 'D) L' (labels cut to initials) read as A",
-    ("mcr", "ja"): "'A. The answer is 12 years old.' (D's 12歳) read as A; 'A) 10' (C's 10歳 cut"
-    " before the unit) read as A; 'not A.' then bare 'B:' cues read as B",
-    ("mcr", "ko"): "'D) <D's text>' then a bare 'A)' line read as none (taken for a listing)",
-    ("mcr", "zh"): "'A) 10' (C's 10岁 cut before the unit) read as A; 'A) <A's text>' then 'The"
-    " answer is: A) <C's text>' read as none",
+    ("mcr", "fr"): "'A. The answer is INC.' (a cut Incertain) read as A; ' A)' then 'C) E',"
+    " 'D) L' (labels cut to initials) read as A",
+    ("mcr", "zh"): "'A) <A's text>' then 'The answer is: A) <C's text>' read as none",
 }
 """Cells whose held-out agreement is below the target, with the misreadings that put it there
 (found when the fourth round of outputs, seeds 19, 23 and 29, was first measured)."""

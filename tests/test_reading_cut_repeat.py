@@ -1,6 +1,6 @@
-"""Properties of the cut-off and repeated option texts the sound readers read (issue 20):
-``cut_option_text`` ("C) Ni l'un" is B's text cut off) and ConvRe's ``first_line_option``
-(a choice's text repeated until the token limit cut it)."""
+"""Properties of the cut-off, repeated and numbered option texts the sound readers read (issue 20):
+``cut_option_text`` ("C) Ni l'un" is B's text cut off), ``number_option`` ("12 years old" is
+the option "12歳") and ConvRe's ``first_line_option`` (a choice's text repeated until cut)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from relreason.benchmarks.convre.forms import first_line_option
-from relreason.scoring.common import cut_option_text, normalized_choices
+from relreason.scoring.common import cut_option_text, normalized_choices, number_option
 
 WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
 OPTION = st.lists(WORDS, min_size=1, max_size=5).map(" ".join)
@@ -59,3 +59,20 @@ def test_a_choice_followed_by_other_words_is_not_read_as_that_choice(
     assume(not any(k.startswith(f"{keys[0]} {word}") for k in keys))
     assume(not any(k.startswith(word) for k in keys))  # then it could be a cut-off copy
     assert first_line_option(line, tuple(options)) is None
+
+
+@given(
+    st.lists(st.integers(0, 999), min_size=2, max_size=6, unique=True),
+    st.sampled_from(["", "歳", "岁", "块", "살", " ans"]),
+    st.sampled_from(["{n}", "{n}.", "{n} hours.", "{n} years old", "{n} heures"]),
+    st.data(),
+)
+def test_a_number_names_the_one_option_with_that_number(
+    numbers: list[int], unit: str, form: str, data: st.DataObject
+) -> None:
+    options = tuple(f"{n}{unit}" for n in numbers)
+    index = data.draw(st.integers(0, len(numbers) - 1))
+    assert number_option(form.format(n=numbers[index]), options) == index
+    other = numbers[(index + 1) % len(numbers)]
+    assert number_option(f"{numbers[index]} or {other}", options) is None
+    assert number_option(f"{max(numbers) + 1}", options) is None

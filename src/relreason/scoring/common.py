@@ -25,12 +25,15 @@ __all__ = [
     "normalize_output",
     "normalize_text",
     "normalized_choices",
+    "number_option",
     "pre_score",
     "score_choice_logprobs",
     "status_for",
 ]
 
 _SPACES = re.compile(r"\s+")
+_NUMBER_ANSWER = re.compile(r"\s*(\d+(?:[.,]\d+)?)(?!\d)[ \t]*(?:[^\W\d]+[ \t]*){0,3}[.。]?[ \t]*$")
+_NUMBER_OPTION = re.compile(r"(\d+(?:[.,]\d+)?)(?!\d)\s*([^\W\d]{0,4})")
 _FINAL_PUNCT = ".,;:!?。．，、；：！？\"'`*"
 _TOKEN_PREFIXES = ("Ġ", "▁")
 
@@ -169,6 +172,22 @@ def cut_option_text(text: str, choice_texts: tuple[str, ...]) -> int | None:
         i
         for i, option in enumerate(keys)
         if len(option) > len(line) and option.startswith(line) and not option[len(line)].isalnum()
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def number_option(text: str, choice_texts: tuple[str, ...]) -> int | None:
+    """Return the index of the one choice that the first line of ``text`` names by its number:
+    a number with at most three words after it ("8 hours.", "12 years old", "10") against
+    options that are that number with at most a short unit ("8", "12歳", "180块"); None when
+    the line is no such number, or no option or several have it. Never raises."""
+    line = _NUMBER_ANSWER.fullmatch(normalize_output(text.split("\n", 1)[0][:120]))
+    if line is None:
+        return None
+    found = [
+        i
+        for i, option in enumerate(normalized_choices(choice_texts))
+        if (number := _NUMBER_OPTION.fullmatch(option)) and number.group(1) == line.group(1)
     ]
     return found[0] if len(found) == 1 else None
 

@@ -7,7 +7,7 @@ import re
 
 from relreason.scoring.common import normalize_text, normalized_choices
 
-__all__ = ["LABEL", "label_letter", "label_run", "listed"]
+__all__ = ["LABEL", "bare_cues", "label_letter", "label_run", "listed"]
 
 _LATIN = r"A-Za-z0-9\u00C0-\u024F"
 LABEL = re.compile(
@@ -37,11 +37,24 @@ def listed(
     for i in range(len(labels) - 1):
         _, letter, end = labels[i]
         index = choices.index(letter)
+        if labels[i + 1][1] != chr(ord(letter) + 1):
+            continue  # a listing goes on in order: "D) <D's text> A)" is none
         key = keys[index] if index < len(keys) else ""
         gap = text[end : labels[i + 1][0]]
         if key and len(gap) <= 4 * len(key) + 16 and normalize_text(gap) == key:
             found.update((i, i + 1))
     return found
+
+
+def bare_cues(text: str) -> set[int]:
+    """Starts of the labels that stand alone at a line's start ("B:" with nothing after it)
+    when there are two or more of them: cues of invented turns, not answers."""
+    bare = [
+        m.start()
+        for m in LABEL.finditer(text)
+        if m.group(3) is not None and not text[m.end() :].split("\n", 1)[0].strip()
+    ]
+    return set(bare) if len(bare) >= 2 else set()
 
 
 def label_run(text: str, statements: list[int], choices: tuple[str, ...]) -> bool:

@@ -17,15 +17,18 @@ between several letters ("A or B", "B和C都有可能") never count.
 from __future__ import annotations
 
 import re
-from typing import Literal, NamedTuple
+from typing import Literal
 
-from relreason.benchmarks.mcr.labels import LABEL, label_letter, label_run
+from relreason.benchmarks.mcr.labels import LABEL, bare_cues, label_letter, label_run
 from relreason.benchmarks.mcr.labels import listed as _listed_labels
+from relreason.benchmarks.mcr.statement import Statement as _Statement
+from relreason.benchmarks.mcr.statement import clash as _clash
 from relreason.errors import UsageError
 from relreason.scoring.common import (
     cut_option_text,
     match_option_text,
     normalize_output,
+    number_option,
     pre_score,
     status_for,
 )
@@ -93,16 +96,6 @@ _TAKEN_BACK = re.compile(
 _CUE = re.compile(r"A[ \t]*:[ \t]*(?=[(\[]?[A-G][)\]])")
 _NOTHING = "no answer statement found"
 _LISTED = "the labels listed back (A), B), C) ...), none chosen"
-
-
-class _Statement(NamedTuple):
-    """One place where the output names a letter (``hedge``: it names several)."""
-
-    position: int
-    letter: str
-    strong: bool
-    contradictory: bool
-    hedge: str | None = None
 
 
 def paper_letters(output: str, *, few_shot: bool) -> list[str]:
@@ -255,11 +248,15 @@ def _read_text(
     ]  # "not A) East" rejects A
     if not statements:
         first = match_option_text(text.split("\n", 1)[0], choice_texts)
+        first = number_option(text, choice_texts) if first is None else first
         if first is not None and first < len(choices) and not rejected:
             return choices[first], "option_text", None  # "15.", then no answer
         return None, "none", _NOTHING
     strong = [s for s in statements if s.strong]
     chosen = (strong or statements)[-1]
+    clash = _clash(text, statements)
+    if clash is not None:
+        return None, "none", clash
     if chosen.letter in rejected:
         return None, "none", f"contradictory: {chosen.letter} rejected ('not'), then given"
     if _TAKEN_BACK.search(text, chosen.position):
@@ -311,6 +308,8 @@ def _statements(
         named = match_option_text(rest, choice_texts, prefix=True)
         if named is None and not rest.isascii():
             named = match_option_text(sentence_key(rest.lstrip(" :：")), choice_texts)
+        if named is None:
+            named = number_option(rest.lstrip(" :："), choice_texts)  # "answer is 12 years old"
         if named is not None and named < len(choices):
             found.append(_Statement(prefix.end(), choices[named], True, False))
     found.extend(
@@ -324,13 +323,18 @@ def _statements(
         if letter in choices or other is not None:
             found.append(_Statement(start, letter, True, False, other))
     labels: list[tuple[_Statement, int]] = []
+    cues = bare_cues(text)
     for label in LABEL.finditer(text):
         letter = label_letter(label)
+        if label.start() in cues:
+            continue
         if letter not in choices:
             continue
         named = match_option_text(text[label.end() :], choice_texts, prefix=True)
         if named is None:
             named = cut_option_text(text[label.end() :], choice_texts)  # "C) Ni l'un" of B
+        if named is None:
+            named = number_option(text[label.end() :], choice_texts)  # "A) 10" of "10歳"
         if label.group(3) is not None:  # "A." at a line's start: another option's whole line
             named = match_option_text(text[label.end() :].split("\n", 1)[0], choice_texts)
         bad = _contradicts(named, letter, choices)

@@ -1,0 +1,44 @@
+"""An answer statement of the MCR-style robust reader, and the clash of two at once."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+__all__ = ["REVISION", "Statement", "clash"]
+
+REVISION = re.compile(
+    r"(?i:\b(?:wait|actually|sorry|correction|en\s+fait|no,|non,))|不对|いや|아니"
+)
+"""Words that revise an answer ("wait", "actually", "不对"): after them a second letter is
+a correction, not a clash."""
+
+
+class Statement(NamedTuple):
+    """One place where the output names a letter (``hedge``: it names several)."""
+
+    position: int
+    letter: str
+    strong: bool
+    contradictory: bool
+    hedge: str | None = None
+
+
+def clash(text: str, statements: list[Statement]) -> str | None:
+    """Describe two answers given at once, or return None: a leading letter and, on its own
+    line, another letter's strong statement with no revision ("wait", "actually") between
+    ("A. The answer is <D's text>." gives "A, then D"); a leading letter with another option's
+    text ("D) 25." where F is 25), whatever follows."""
+    lead = statements[0]
+    if lead.position != 0 or not lead.strong or lead.hedge is not None:
+        return None
+    if all(s.contradictory for s in statements if s.position == 0):
+        return f"contradictory: {lead.letter} followed by another option's text, first"
+    end = text.find("\n") if "\n" in text else len(text)
+    for other in statements[1:]:
+        if other.position >= end:
+            break
+        if other.strong and other.letter != lead.letter:
+            revised = REVISION.search(text, 0, other.position) is not None
+            return None if revised else f"two answers at once: {lead.letter}, then {other.letter}"
+    return None
