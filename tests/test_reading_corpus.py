@@ -57,8 +57,7 @@ row named first in each value), which the readers follow: the person's two readi
 so neither can be held against the reader. Counted in the printed figures, left out of the
 target."""
 BELOW_TARGET = {
-    ("mcr", "fr"): "'A. The answer is INC.' (a cut Incertain) read as A; ' A)' then 'C) E',"
-    " 'D) L' (labels cut to initials) read as A",
+    ("mcr", "fr"): "' A)' then 'C) E', 'D) L' (labels cut to initials) read as A",
     ("mcr", "zh"): "'A) <A's text>' then 'The answer is: A) <C's text>' read as none",
 }
 """Cells whose held-out agreement is below the target, with the misreadings that put it there

@@ -13,7 +13,7 @@ import re
 from relreason.scoring.common import match_option_text, normalize_text, normalized_choices
 from relreason.scoring.reading import sentence_key
 
-__all__ = ["UNCERTAIN", "is_listing", "labelled_statements", "subject_option"]
+__all__ = ["UNCERTAIN", "abbreviated_option", "is_listing", "labelled_statements", "subject_option"]
 
 _OPTION_LABEL = re.compile(
     r"(?:(?i:option|choice|l'option)\s*|选项|選項|選択肢|선택지|보기)[(\[]?([A-G])[)\]]?"
@@ -51,6 +51,20 @@ UNCERTAIN = frozenset(
 _SUBJECT = re.compile(
     r"[ \t]*(?:(?i:it\s+is|it's|this\s+is|that\s+is|c'est)[ \t]+|答案|答えは|정답은[ \t]*)"
 )
+
+
+_CAPITALS = re.compile(r"[ \t]*([A-Z]{3,})(?![A-Za-z])")
+
+
+def abbreviated_option(text: str, choice_texts: tuple[str, ...]) -> int | None:
+    """Return the index of the one option whose text begins with the capitals that open
+    ``text`` ("INC" for "Incertain"), three or more of them; None otherwise. Never raises."""
+    found = _CAPITALS.match(text)
+    if found is None:
+        return None
+    key = found.group(1).casefold()
+    starts = [i for i, t in enumerate(normalized_choices(choice_texts)) if t.startswith(key)]
+    return starts[0] if len(starts) == 1 else None
 
 
 def subject_option(text: str, choice_texts: tuple[str, ...]) -> int | None:

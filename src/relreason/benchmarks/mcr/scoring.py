@@ -32,7 +32,12 @@ from relreason.scoring.common import (
     pre_score,
     status_for,
 )
-from relreason.scoring.forms import is_listing, labelled_statements, subject_option
+from relreason.scoring.forms import (
+    abbreviated_option,
+    is_listing,
+    labelled_statements,
+    subject_option,
+)
 from relreason.scoring.reading import (
     clean_output,
     hedge_after,
@@ -310,6 +315,8 @@ def _statements(
             named = match_option_text(sentence_key(rest.lstrip(" :：")), choice_texts)
         if named is None:
             named = number_option(rest.lstrip(" :："), choice_texts)  # "answer is 12 years old"
+        if named is None:
+            named = abbreviated_option(rest, choice_texts)  # "The answer is INC." (Incertain)
         if named is not None and named < len(choices):
             found.append(_Statement(prefix.end(), choices[named], True, False))
     found.extend(
