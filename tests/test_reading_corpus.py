@@ -3,8 +3,8 @@
 ``reading_corpus/real.jsonl`` holds outputs of real models, each read by a person
 (``label``): SmolLM2 through ``hf`` and through llama.cpp's server, Gemma 3 270M through
 llama.cpp's completions API (142 rows, the first sweeps), and both again in-process through
-``gguf:`` on other items (304 rows with seed 7, 244 with seeds 11, 13 and 17, then 482 with
-seeds 19, 23 and 29; ``sweeps/gguf-*.yaml``): ConvRe (plain, few-shot, CoT), MCR and compose
+``gguf:`` on other items (304 rows with seed 7, 244 with seeds 11, 13 and 17, 482 with seeds
+19, 23 and 29, then 439 with seeds 31, 37 and 41; ``sweeps/gguf-*.yaml``): ConvRe (plain, few-shot, CoT), MCR and compose
 in five languages. ``written.jsonl`` holds hand-written outputs of the kinds the readers used
 to misread. The split into a development half (the readers were fixed
 on it) and a held-out half was made once, by seed (``reading_corpus.corpus.SEED``).
@@ -56,9 +56,18 @@ LABELLED_OTHERWISE = {
 row named first in each value), which the readers follow: the person's two readings disagree,
 so neither can be held against the reader. Counted in the printed figures, left out of the
 target."""
+ROUND_5 = "round 5's held-out rows (seeds 31, 37, 41) measured unseen, not yet looked at"
 BELOW_TARGET = {
-    ("mcr", "fr"): "' A)' then 'C) E', 'D) L' (labels cut to initials) read as A",
-    ("mcr", "zh"): "'A) <A's text>' then 'The answer is: A) <C's text>' read as none",
+    ("convre", "en"): f"{ROUND_5}: 1 misreading",
+    ("mcr", "en"): f"{ROUND_5}: 1 misreading",
+    ("mcr", "fr"): "' A)' then 'C) E', 'D) L' (labels cut to initials) read as A;"
+    f" {ROUND_5}: 2 misreadings",
+    ("mcr", "ja"): f"{ROUND_5}: 2 misreadings",
+    ("mcr", "ko"): f"{ROUND_5}: 1 misreading",
+    ("mcr", "zh"): "'A) <A's text>' then 'The answer is: A) <C's text>' read as none;"
+    f" {ROUND_5}: 3 misreadings",
+    ("compose", "en"): f"{ROUND_5}: 1 misreading",
+    ("compose", "zh"): f"{ROUND_5}: 1 misreading",
 }
 """Cells whose held-out agreement is below the target, with the misreadings that put it there
 (found when the fourth round of outputs, seeds 19, 23 and 29, was first measured)."""
@@ -118,6 +127,20 @@ def test_each_row_labelled_otherwise_has_a_development_twin_the_reader_follows()
         assert (row["split"], twin["split"]) == ("heldout", "dev"), reason
         assert row["label"] != twin["label"], reason
         assert corpus.read(twin) == twin["label"], reason
+
+
+def test_the_rows_read_twice_are_held_out_and_the_two_persons_mostly_agree() -> None:
+    twice = [row for row in ROWS if "second_label" in row]
+    assert twice and all(row["split"] == "heldout" for row in twice)
+    assert all(r["second_label"] in (None, *r["choices"]) for r in twice)
+    persons = sum(row["label"] == row["second_label"] for row in twice)
+    agreed = [row for row in twice if row["label"] == row["second_label"]]
+    reader = sum(corpus.read(row) == row["label"] for row in agreed)
+    print(
+        f"\ntwo persons agree on {persons}/{len(twice)} rows read twice;"
+        f" the reader agrees with both on {reader}/{len(agreed)} of those"
+    )
+    assert persons >= 0.9 * len(twice)  # else the labelling guide itself is unclear
 
 
 @pytest.mark.parametrize(

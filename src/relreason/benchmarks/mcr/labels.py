@@ -7,7 +7,7 @@ import re
 
 from relreason.scoring.common import normalize_text, normalized_choices
 
-__all__ = ["LABEL", "bare_cues", "label_letter", "label_run", "listed"]
+__all__ = ["LABEL", "bare_cues", "label_letter", "label_run", "listed", "only_cues"]
 
 _LATIN = r"A-Za-z0-9\u00C0-\u024F"
 LABEL = re.compile(
@@ -55,6 +55,15 @@ def bare_cues(text: str) -> set[int]:
         if m.group(3) is not None and not text[m.end() :].split("\n", 1)[0].strip()
     ]
     return set(bare) if len(bare) >= 2 else set()
+
+
+_BARE_LINE = re.compile(r"^[ \t*]*[A-G][ \t]*:[ \t]*$", re.MULTILINE)
+
+
+def only_cues(text: str) -> bool:
+    """Whether ``text`` is two or more bare cue lines and nothing else (" A: \nA:"; " A.\nA:"
+    answers A)."""
+    return len(_BARE_LINE.findall(text)) >= 2 and not _BARE_LINE.sub("", text).strip()
 
 
 def label_run(text: str, statements: list[int], choices: tuple[str, ...]) -> bool:

@@ -19,10 +19,11 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from relreason.benchmarks.mcr.labels import LABEL, bare_cues, label_letter, label_run
+from relreason.benchmarks.mcr.labels import LABEL, bare_cues, label_letter, label_run, only_cues
 from relreason.benchmarks.mcr.labels import listed as _listed_labels
 from relreason.benchmarks.mcr.statement import Statement as _Statement
 from relreason.benchmarks.mcr.statement import clash as _clash
+from relreason.benchmarks.mcr.statement import contradicts
 from relreason.errors import UsageError
 from relreason.scoring.common import (
     cut_option_text,
@@ -95,7 +96,7 @@ _NEW_TURN = re.compile(
 _NEGATED = re.compile(r"(?i:\bnot|n't|\bpas)[ \t]*[(\[]?$")
 _TAKEN_BACK = re.compile(
     r"(?i:\banswer\s+is\s+not\s+(?:a|the|an)\s+(?:correct|true|right|valid)\b"
-    r"|\banswer\s+is\s+not\s+(?:certain|sure|clear|known)\b"
+    r"|\banswer\s+is\s+not\s+(?:a\s+)?(?:certain(?:ty)?|sure|clear|known|true)\b"
     r"|\bwhich\s+is\s+not\s+the\s+(?:correct\s+)?answer\b)"
 )
 _CUE = re.compile(r"A[ \t]*:[ \t]*(?=[(\[]?[A-G][)\]])")
@@ -216,14 +217,16 @@ def _read_robust(
     cue = _CUE.match(text)  # the few-shot cue repeated: "A: E) Uncertain"
     if cue is not None:
         text = text[cue.end() :]
+    if only_cues(text):
+        return None, "none", "only bare label cues ('A:' on each line)"
     turn = _NEW_TURN.search(text)
     if turn is not None:
+        if _listed_back(text, choices, choice_texts):  # "not A.\n\nA: 1.\nB: 2.\nC: 3."
+            return None, "none", _LISTED
         head = _read_text(text[: turn.start()].strip(), choices, choice_texts)
         if head[0] is not None or _void(head[2]):
             return head  # the first answer counts, also when it is void (a contradiction)
-        text = _NEW_TURN.sub(
-            "\n", text
-        )  # the turns' cues ("A:", "B: Among options") are no answers
+        text = _NEW_TURN.sub("\n", text)  # the turns' cues ("A:", "B: Among") are no answers
     return _read_text(text, choices, choice_texts)
 
 
@@ -245,7 +248,7 @@ def _read_text(
     if verdict is not None:
         return verdict, "statement", None
     found = _statements(text, choices, choice_texts)
-    if label_run(text, [s.position for s in found], choices):
+    if _listed_back(text, choices, choice_texts, found):
         return None, "none", _LISTED
     rejected = {s.letter for s in found if _NEGATED.search(text, 0, s.position)}
     statements = [
@@ -293,7 +296,7 @@ def _statements(
     if hedge is not None:
         found.append(_Statement(0, hedge[0], True, False, hedge[1]))
     elif with_text is not None and named is not None:
-        bad = _contradicts(named, with_text.group(1), choices)
+        bad = contradicts(named, with_text.group(1), choices)
         found.append(_Statement(0, with_text.group(1), True, bad))
     elif leading is not None and leading.group(1) in choices:
         found.append(_Statement(0, leading.group(1), True, False))
@@ -306,7 +309,7 @@ def _statements(
                 continue  # "The answer is A) East B) West C) ...": the options listed
             if letter in choices or other is not None:
                 named = _named_after(text, after.end(), choice_texts)
-                bad = _contradicts(named, letter, choices)
+                bad = contradicts(named, letter, choices)
                 found.append(_Statement(after.start(1), letter, True, bad, other))
             continue
         rest = text[prefix.end() :]
@@ -344,13 +347,26 @@ def _statements(
             named = number_option(text[label.end() :], choice_texts)  # "A) 10" of "10歳"
         if label.group(3) is not None:  # "A." at a line's start: another option's whole line
             named = match_option_text(text[label.end() :].split("\n", 1)[0], choice_texts)
-        bad = _contradicts(named, letter, choices)
+        bad = contradicts(named, letter, choices)
         labels.append((_Statement(label.start(), letter, label.start() == 0, bad), label.end()))
     spans = [(s.position, s.letter, end) for s, end in labels]
     listed = _listed_labels(text, spans, choices, choice_texts)
     found.extend(s for i, (s, _) in enumerate(labels) if i not in listed)
     found.sort(key=lambda s: (s.position, s.hedge is not None))
     return found
+
+
+def _listed_back(
+    text: str,
+    choices: tuple[str, ...],
+    choice_texts: tuple[str, ...],
+    found: list[_Statement] | None = None,
+) -> bool:
+    """Whether the labels of ``text`` list the choices' letters back in order and every
+    statement not rejected ("not A.") stands at one of them (:func:`label_run`)."""
+    found = _statements(text, choices, choice_texts) if found is None else found
+    kept = [s.position for s in found if not _NEGATED.search(text, 0, s.position)]
+    return label_run(text, kept, choices)
 
 
 def _void(detail: str | None) -> bool:
@@ -365,11 +381,6 @@ def _named_after(text: str, end: int, choice_texts: tuple[str, ...]) -> int | No
     if rest not in (")", "]", ":"):
         return None
     return match_option_text(text[end + 1 :].lstrip(" :"), choice_texts, prefix=True)
-
-
-def _contradicts(named: int | None, letter: str, choices: tuple[str, ...]) -> bool:
-    """Whether an option text found after ``letter`` belongs to another choice."""
-    return named is not None and named < len(choices) and choices[named] != letter
 
 
 def _lists_on(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["REVISION", "Statement", "clash"]
+__all__ = ["REVISION", "Statement", "clash", "contradicts"]
 
 REVISION = re.compile(
     r"(?i:\b(?:wait|actually|sorry|correction|en\s+fait|no,|non,))|不对|いや|아니"
@@ -42,3 +42,9 @@ def clash(text: str, statements: list[Statement]) -> str | None:
             revised = REVISION.search(text, 0, other.position) is not None
             return None if revised else f"two answers at once: {lead.letter}, then {other.letter}"
     return None
+
+
+def contradicts(named: int | None, letter: str, choices: tuple[str, ...]) -> bool:
+    """Whether an option text found after ``letter`` (its index ``named``) belongs to another
+    choice."""
+    return named is not None and named < len(choices) and choices[named] != letter
