@@ -4,10 +4,11 @@
 (``label``): SmolLM2 through ``hf`` and through llama.cpp's server, Gemma 3 270M through
 llama.cpp's completions API (142 rows, the first sweeps), and both again in-process through
 ``gguf:`` on other items (304 rows with seed 7, 244 with seeds 11, 13 and 17, 482 with seeds
-19, 23 and 29, then 439 with seeds 31, 37 and 41; ``sweeps/gguf-*.yaml``): ConvRe (plain, few-shot, CoT), MCR and compose
-in five languages. ``written.jsonl`` holds hand-written outputs of the kinds the readers used
-to misread. The split into a development half (the readers were fixed
-on it) and a held-out half was made once, by seed (``reading_corpus.corpus.SEED``).
+19, 23 and 29, then 439 with seeds 31, 37 and 41; ``sweeps/gguf-*.yaml``): ConvRe (plain,
+few-shot, CoT), MCR and compose in five languages. ``written.jsonl`` holds hand-written
+outputs of the kinds the readers used to misread. The split into a development half (the
+readers were fixed on it) and a held-out half was made once, by seed
+(``reading_corpus.corpus.SEED``).
 
 The agreement on the held-out half (real outputs only; the written cases are each tested on
 their own) must be at least 99% in every benchmark and language, not counting ``KNOWN``
