@@ -57,18 +57,12 @@ LABELLED_OTHERWISE = {
 row named first in each value), which the readers follow: the person's two readings disagree,
 so neither can be held against the reader. Counted in the printed figures, left out of the
 target."""
-ROUND_5 = "round 5's held-out rows (seeds 31, 37, 41) measured unseen, not yet looked at"
 BELOW_TARGET = {
-    ("convre", "en"): f"{ROUND_5}: 1 misreading",
-    ("mcr", "en"): f"{ROUND_5}: 1 misreading",
-    ("mcr", "fr"): "' A)' then 'C) E', 'D) L' (labels cut to initials) read as A;"
-    f" {ROUND_5}: 2 misreadings",
-    ("mcr", "ja"): f"{ROUND_5}: 2 misreadings",
-    ("mcr", "ko"): f"{ROUND_5}: 1 misreading",
-    ("mcr", "zh"): "'A) <A's text>' then 'The answer is: A) <C's text>' read as none;"
-    f" {ROUND_5}: 3 misreadings",
-    ("compose", "en"): f"{ROUND_5}: 1 misreading",
-    ("compose", "zh"): f"{ROUND_5}: 1 misreading",
+    ("mcr", "fr"): "' A)' then 'C) E', 'D) L' (labels cut to initials) read as A; 'A. <a"
+    " sentence>' then 'B: <it>', 'C: <it>' read as a listing; the options listed back one a line,"
+    " then a bare 'A', read as none",
+    ("mcr", "zh"): "'A) <A's text>' then 'The answer is: A) <C's text>' read as none; '(A) <A's"
+    " text>.' then 'B) <B's text> = ...' read as a listing",
 }
 """Cells whose held-out agreement is below the target, with the misreadings that put it there
 (found when the fourth round of outputs, seeds 19, 23 and 29, was first measured)."""
@@ -110,7 +104,12 @@ def test_heldout_agreement_is_at_least_99_percent(name: str, language: str) -> N
     assert rows
     same, total = corpus.agreement(rows)[(name, language)]
     print(f"\n{name} {language} held-out agreement (all rows): {same}/{total}")
-    fitted = [row for row in rows if row["id"] not in KNOWN | LABELLED_OTHERWISE.keys()]
+    fitted = [
+        row
+        for row in rows
+        if row["id"] not in KNOWN | LABELLED_OTHERWISE.keys()
+        and row.get("second_label", row["label"]) == row["label"]
+    ]  # rows the two persons read differently are ambiguous by measure
     same, total = corpus.agreement(fitted)[(name, language)]
     assert same / total >= TARGET, f"{name} {language}: {same}/{total} without KNOWN"
 

@@ -162,18 +162,27 @@ def match_option_text(
 def cut_option_text(text: str, choice_texts: tuple[str, ...]) -> int | None:
     """Return the index of the one choice whose text the first line of ``text`` begins and
     stops short of at a word boundary ("Ni l'un" of "Ni l'un ni l'autre": an option's text cut
-    off), or None. A line that is some option's whole text, shorter than three characters, or
-    the beginning of several options' texts gives None. Never raises."""
+    off; in Chinese, Japanese and Korean, whose words have no spaces, anywhere: "불확" of
+    "불확실한"), or None. A line that is some option's whole text, shorter than two (CJK) or
+    three characters, or the beginning of several options' texts gives None. Never raises."""
     line = normalize_text(text.split("\n", 1)[0][:256])
     keys = normalized_choices(choice_texts)
-    if len(line) < 3 or line in keys:
+    cjk = all(_is_cjk(ch) for ch in line)
+    if len(line) < (2 if cjk else 3) or line in keys:
         return None
     found = [
         i
         for i, option in enumerate(keys)
-        if len(option) > len(line) and option.startswith(line) and not option[len(line)].isalnum()
+        if len(option) > len(line)
+        and option.startswith(line)
+        and (cjk or not option[len(line)].isalnum())
     ]
     return found[0] if len(found) == 1 else None
+
+
+def _is_cjk(ch: str) -> bool:
+    """Whether ``ch`` is a Chinese, Japanese or Korean letter (their words have no spaces)."""
+    return "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af"
 
 
 def number_option(text: str, choice_texts: tuple[str, ...]) -> int | None:

@@ -175,6 +175,9 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
         return _Read(None, "none", "restates both choices (their labels)")
     named = first_line_option(first, choice_texts)
     if named is not None:  # also when the choices are restated after it
+        later = _final_statement(text, len(first), choice_texts)
+        if later is not None and later.letter not in (None, LETTERS[named]):
+            return _Read(None, "none", f"two answers: {LETTERS[named]}'s text, then {later.letter}")
         return _Read(LETTERS[named], "option_text")
     clean = _CLEAN_LINE.fullmatch(first) or _LOWER_LINE.fullmatch(first)
     if clean is not None:

@@ -71,8 +71,8 @@ def label_run(text: str, statements: list[int], choices: tuple[str, ...]) -> boo
     once ("A) 妹 B) 妻 C) 姉 D) 孫", whatever their texts), and every answer statement (its
     position in ``statements``) stands at one of them: the labels listed back, no answer."""
     labels = list(LABEL.finditer(text))
-    letters = tuple(label_letter(m) for m in labels)
-    if len(letters) < 3 or letters != choices[: len(letters)]:
-        return False
+    letters = "".join(label_letter(m) for m in labels)
+    if len(letters) < 3 or not "ABCDEFG".startswith(letters) or letters[0] != choices[0]:
+        return False  # letters beyond the choices count too: "A) x B) y C) z D) w" for A-C
     starts = [m.start() for m in labels]
     return all(any(0 <= position - start <= 1 for start in starts) for position in statements)

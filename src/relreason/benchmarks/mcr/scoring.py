@@ -91,7 +91,8 @@ _LEADING_BARE = re.compile(
 _LEADING_TEXT = re.compile(r"\**([A-G])\**[ \t]+(?:[-\u2013\u2014][ \t]+)?(\S[^\n]*)")
 _CONTINUATION = re.compile(r"\n[ \t]*Q[ \t]*:")
 _NEW_TURN = re.compile(
-    r"\n[ \t]*(?:A[ \t]*:|[B-G][ \t]*:(?=[ \t]*(?i:among\s+options|the\s+answer)))"
+    r"\n[ \t]*(?:A[ \t]*:|[B-G][ \t]*:(?=[ \t]*(?i:among\s+options|the\s+answer))"
+    r"|(?i:step|étape)[ \t]*\d+[ \t]*:?)"
 )
 _NEGATED = re.compile(r"(?i:\bnot|n't|\bpas)[ \t]*[(\[]?$")
 _TAKEN_BACK = re.compile(

@@ -1,4 +1,4 @@
-"""An answer statement of the MCR-style robust reader, and the clash of two at once."""
+"""An answer statement of the MCR-style robust reader, and the clash of two of them."""
 
 from __future__ import annotations
 
@@ -25,22 +25,20 @@ class Statement(NamedTuple):
 
 
 def clash(text: str, statements: list[Statement]) -> str | None:
-    """Describe two answers given at once, or return None: a leading letter and, on its own
-    line, another letter's strong statement with no revision ("wait", "actually") between
-    ("A. The answer is <D's text>." gives "A, then D"); a leading letter with another option's
-    text ("D) 25." where F is 25), whatever follows."""
+    """Describe two answers, or return None: a leading letter and then another letter's strong
+    statement with no revision ("wait", "actually") between ("A. The answer is <D's text>."
+    gives "A, then D"; "A) 10.\n...\nTherefore, the answer is C" too; invented turns are cut
+    off before this is asked); a leading letter with another option's text ("D) 25." where F
+    is 25), whatever follows."""
     lead = statements[0]
     if lead.position != 0 or not lead.strong or lead.hedge is not None:
         return None
     if all(s.contradictory for s in statements if s.position == 0):
         return f"contradictory: {lead.letter} followed by another option's text, first"
-    end = text.find("\n") if "\n" in text else len(text)
     for other in statements[1:]:
-        if other.position >= end:
-            break
         if other.strong and other.letter != lead.letter:
             revised = REVISION.search(text, 0, other.position) is not None
-            return None if revised else f"two answers at once: {lead.letter}, then {other.letter}"
+            return None if revised else f"two answers: {lead.letter}, then {other.letter}"
     return None
 
 
