@@ -8,7 +8,12 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from relreason.benchmarks.convre.forms import first_line_option
-from relreason.scoring.common import cut_option_text, normalized_choices, number_option
+from relreason.scoring.common import (
+    cut_option_text,
+    match_option_text,
+    normalized_choices,
+    number_option,
+)
 
 WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
 OPTION = st.lists(WORDS, min_size=1, max_size=5).map(" ".join)
@@ -76,3 +81,13 @@ def test_a_number_names_the_one_option_with_that_number(
     other = numbers[(index + 1) % len(numbers)]
     assert number_option(f"{numbers[index]} or {other}", options) is None
     assert number_option(f"{max(numbers) + 1}", options) is None
+
+
+@given(st.lists(OPTION, min_size=2, max_size=4, unique=True), WORDS, st.sampled_from("'’"))
+def test_a_possessive_is_not_the_option_it_names(
+    options: list[str], word: str, apostrophe: str
+) -> None:
+    assume(not any(o.startswith(f"{options[0]}{apostrophe}s") for o in options))
+    assume(not any(options[0].startswith(o) and o != options[0] for o in options))
+    text = f"{options[0]}{apostrophe}s {word}."
+    assert match_option_text(text, tuple(options), prefix=True) != 0

@@ -33,7 +33,7 @@ __all__ = [
 
 _SPACES = re.compile(r"\s+")
 _NUMBER_ANSWER = re.compile(r"\s*(\d+(?:[.,]\d+)?)(?!\d)[ \t]*(?:[^\W\d]+[ \t]*){0,3}[.。]?[ \t]*$")
-_NUMBER_OPTION = re.compile(r"(\d+(?:[.,]\d+)?)(?!\d)\s*([^\W\d]{0,4})")
+_NUMBER_OPTION = re.compile(r"(\d+(?:[.,]\d+)?)(?!\d)\s*([^\W\d]{0,8})")
 _FINAL_PUNCT = ".,;:!?。．，、；：！？\"'`*"
 _TOKEN_PREFIXES = ("Ġ", "▁")
 
@@ -206,6 +206,8 @@ def _starts_with_word(key: str, option: str) -> bool:
     if not key.startswith(option):
         return False
     rest = key[len(option) :]
+    if rest[:2] in ("'s", "’s") and not rest[2:3].isalnum():
+        return False  # "Angie's boyfriend" is not the option "Angie"
     return not rest or not (rest[0].isalnum() or rest[0] == "_")
 
 

@@ -258,6 +258,7 @@ def _read_text(
     if not statements:
         first = match_option_text(text.split("\n", 1)[0], choice_texts)
         first = number_option(text, choice_texts) if first is None else first
+        first = match_option_text(sentence_key(text), choice_texts) if first is None else first
         if first is not None and first < len(choices) and not rejected:
             return choices[first], "option_text", None  # "15.", then no answer
         return None, "none", _NOTHING

@@ -25,17 +25,18 @@ class Statement(NamedTuple):
 
 
 def clash(text: str, statements: list[Statement]) -> str | None:
-    """Describe two answers, or return None: a leading letter and then another letter's strong
-    statement with no revision ("wait", "actually") between ("A. The answer is <D's text>."
-    gives "A, then D"; "A) 10.\n...\nTherefore, the answer is C" too; invented turns are cut
-    off before this is asked); a leading letter with another option's text ("D) 25." where F
-    is 25), whatever follows."""
-    lead = statements[0]
-    if lead.position != 0 or not lead.strong or lead.hedge is not None:
+    """Describe two answers, or return None: the first strong statement and then another
+    letter's strong statement with no revision ("wait", "actually") between ("A. The answer is
+    <D's text>." gives "A, then D"; so do "A) 10.\n...\nTherefore, the answer is C" and "The
+    answer is: C.\n\nThe answer is: A."; invented turns are cut off before this is asked, and
+    are read this way when the text before them gives no answer); a leading letter with another
+    option's text ("D) 25." where F is 25), whatever follows."""
+    lead = next((s for s in statements if s.strong), statements[0])
+    if not lead.strong or lead.hedge is not None:
         return None
-    if all(s.contradictory for s in statements if s.position == 0):
+    if lead.position == 0 and all(s.contradictory for s in statements if s.position == 0):
         return f"contradictory: {lead.letter} followed by another option's text, first"
-    for other in statements[1:]:
+    for other in statements[statements.index(lead) + 1 :]:
         if other.strong and other.letter != lead.letter:
             revised = REVISION.search(text, 0, other.position) is not None
             return None if revised else f"two answers: {lead.letter}, then {other.letter}"
