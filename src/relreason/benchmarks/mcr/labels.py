@@ -1,13 +1,24 @@
-"""Option labels in MCR-style outputs ("(C)", "C)", "C." at a line's start), and the two ways a
-run of them lists the options back instead of answering."""
+"""Option labels in MCR-style outputs ("(C)", "C)", "C." at a line's start): the option text
+after a label, bare cue lines, and the ways a run of labels lists the options back instead of
+answering."""
 
 from __future__ import annotations
 
 import re
 
-from relreason.scoring.common import normalize_text, normalized_choices
+from relreason.scoring.common import match_option_text, normalize_text, normalized_choices
+from relreason.scoring.forms import is_listing
 
-__all__ = ["LABEL", "bare_cues", "label_letter", "label_run", "listed", "only_cues"]
+__all__ = [
+    "LABEL",
+    "bare_cues",
+    "label_letter",
+    "label_run",
+    "listed",
+    "lists_on",
+    "named_after",
+    "only_cues",
+]
 
 _LATIN = r"A-Za-z0-9\u00C0-\u024F"
 LABEL = re.compile(
@@ -66,13 +77,36 @@ def only_cues(text: str) -> bool:
     return len(_BARE_LINE.findall(text)) >= 2 and not _BARE_LINE.sub("", text).strip()
 
 
-def label_run(text: str, statements: list[int], choices: tuple[str, ...]) -> bool:
-    """Whether the labels of ``text`` are the choices' letters in order, three or more, each
-    once ("A) 妹 B) 妻 C) 姉 D) 孫", whatever their texts), and every answer statement (its
-    position in ``statements``) stands at one of them: the labels listed back, no answer."""
+def label_run(text: str, choices: tuple[str, ...]) -> list[int] | None:
+    """Return where the labels of ``text`` start when they are the letters from the first
+    choice on, in order, three or more, each once ("A) 妹 B) 妻 C) 姉 D) 孫", whatever their
+    texts; letters beyond the item's choices count too); else None. When every answer
+    statement stands at one of them, the output lists the labels back: no answer."""
     labels = list(LABEL.finditer(text))
     letters = "".join(label_letter(m) for m in labels)
     if len(letters) < 3 or not "ABCDEFG".startswith(letters) or letters[0] != choices[0]:
-        return False  # letters beyond the choices count too: "A) x B) y C) z D) w" for A-C
-    starts = [m.start() for m in labels]
-    return all(any(0 <= position - start <= 1 for start in starts) for position in statements)
+        return None
+    return [m.start() for m in labels]
+
+
+def named_after(text: str, end: int, choice_texts: tuple[str, ...]) -> int | None:
+    """Return the option whose text follows a letter at ``end`` after ")" or ":", or None."""
+    rest = text[end : end + 1]
+    if rest not in (")", "]", ":"):
+        return None
+    return match_option_text(text[end + 1 :].lstrip(" :"), choice_texts, prefix=True)
+
+
+def lists_on(
+    text: str, end: int, letter: str, choices: tuple[str, ...], choice_texts: tuple[str, ...]
+) -> bool:
+    """Whether the letter ending at ``end`` is the first label of a listing of the options."""
+    if letter not in choices or text[end : end + 1] not in (")", "]", ":"):
+        return False
+    return is_listing(
+        text,
+        end + 1 + (len(text[end + 1 :]) - len(text[end + 1 :].lstrip())),
+        letter,
+        choices,
+        choice_texts,
+    )

@@ -19,11 +19,17 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from relreason.benchmarks.mcr.labels import LABEL, bare_cues, label_letter, label_run, only_cues
-from relreason.benchmarks.mcr.labels import listed as _listed_labels
-from relreason.benchmarks.mcr.statement import Statement as _Statement
-from relreason.benchmarks.mcr.statement import clash as _clash
-from relreason.benchmarks.mcr.statement import contradicts
+from relreason.benchmarks.mcr.labels import (
+    LABEL,
+    bare_cues,
+    label_letter,
+    label_run,
+    listed,
+    lists_on,
+    named_after,
+    only_cues,
+)
+from relreason.benchmarks.mcr.statement import Statement, clash, contradicts
 from relreason.errors import UsageError
 from relreason.scoring.common import (
     cut_option_text,
@@ -33,12 +39,7 @@ from relreason.scoring.common import (
     pre_score,
     status_for,
 )
-from relreason.scoring.forms import (
-    abbreviated_option,
-    is_listing,
-    labelled_statements,
-    subject_option,
-)
+from relreason.scoring.forms import abbreviated_option, labelled_statements, subject_option
 from relreason.scoring.reading import (
     clean_output,
     hedge_after,
@@ -96,8 +97,8 @@ _NEW_TURN = re.compile(
 )
 _NEGATED = re.compile(r"(?i:\bnot|n't|\bpas)[ \t]*[(\[]?$")
 _TAKEN_BACK = re.compile(
-    r"(?i:\banswer\s+is\s+not\s+(?:a|the|an)\s+(?:correct|true|right|valid)\b"
-    r"|\banswer\s+is\s+not\s+(?:a\s+)?(?:certain(?:ty)?|sure|clear|known|true)\b"
+    r"(?i:\banswer\s+is\s+not\s+(?:(?:a|the|an)\s+)?"
+    r"(?:correct|true|right|valid|certain(?:ty)?|sure|clear|known)\b"
     r"|\bwhich\s+is\s+not\s+the\s+(?:correct\s+)?answer\b)"
 )
 _CUE = re.compile(r"A[ \t]*:[ \t]*(?=[(\[]?[A-G][)\]])")
@@ -264,9 +265,9 @@ def _read_text(
         return None, "none", _NOTHING
     strong = [s for s in statements if s.strong]
     chosen = (strong or statements)[-1]
-    clash = _clash(text, statements)
-    if clash is not None:
-        return None, "none", clash
+    two = clash(text, statements)
+    if two is not None:
+        return None, "none", two
     if chosen.letter in rejected:
         return None, "none", f"contradictory: {chosen.letter} rejected ('not'), then given"
     if _TAKEN_BACK.search(text, chosen.position):
@@ -282,13 +283,13 @@ def _read_text(
 
 def _statements(
     text: str, choices: tuple[str, ...], choice_texts: tuple[str, ...]
-) -> list[_Statement]:
+) -> list[Statement]:
     """Every statement naming one of ``choices``, in text order (option listings left out).
 
     Strong: a leading bare letter, "answer is C"-like statements (also "answer is <option
     text>"), a label at the very start ("(C) ...", "C) ..."). Weak: labels elsewhere.
     """
-    found: list[_Statement] = []
+    found: list[Statement] = []
     hedge = leading_hedge(text)
     leading = _LEADING_BARE.match(text)
     with_text = _LEADING_TEXT.match(text)
@@ -296,23 +297,23 @@ def _statements(
     if with_text is not None and with_text.group(1) in choices:
         named = match_option_text(with_text.group(2), choice_texts, prefix=True)
     if hedge is not None:
-        found.append(_Statement(0, hedge[0], True, False, hedge[1]))
+        found.append(Statement(0, hedge[0], True, False, hedge[1]))
     elif with_text is not None and named is not None:
         bad = contradicts(named, with_text.group(1), choices)
-        found.append(_Statement(0, with_text.group(1), True, bad))
+        found.append(Statement(0, with_text.group(1), True, bad))
     elif leading is not None and leading.group(1) in choices:
-        found.append(_Statement(0, leading.group(1), True, False))
+        found.append(Statement(0, leading.group(1), True, False))
     for prefix in _PREFIXES.finditer(text):
         after = _AFTER_PREFIX.match(text, prefix.end())
         if after is not None:
             letter = after.group(1)
             other = hedge_after(text, after.end(), letter)
-            if other is None and _lists_on(text, after.end(), letter, choices, choice_texts):
+            if other is None and lists_on(text, after.end(), letter, choices, choice_texts):
                 continue  # "The answer is A) East B) West C) ...": the options listed
             if letter in choices or other is not None:
-                named = _named_after(text, after.end(), choice_texts)
+                named = named_after(text, after.end(), choice_texts)
                 bad = contradicts(named, letter, choices)
-                found.append(_Statement(after.start(1), letter, True, bad, other))
+                found.append(Statement(after.start(1), letter, True, bad, other))
             continue
         rest = text[prefix.end() :]
         named = match_option_text(rest, choice_texts, prefix=True)
@@ -323,9 +324,9 @@ def _statements(
         if named is None:
             named = abbreviated_option(rest, choice_texts)  # "The answer is INC." (Incertain)
         if named is not None and named < len(choices):
-            found.append(_Statement(prefix.end(), choices[named], True, False))
+            found.append(Statement(prefix.end(), choices[named], True, False))
     found.extend(
-        _Statement(position, letter, True, bad)
+        Statement(position, letter, True, bad)
         for position, letter, bad in labelled_statements(text, choices, choice_texts)
     )
     for start, end, letter in short_statements(text) + lowercase_statements(text):
@@ -333,8 +334,8 @@ def _statements(
         if other is None and hedge_before(text, start):
             other = "another letter"
         if letter in choices or other is not None:
-            found.append(_Statement(start, letter, True, False, other))
-    labels: list[tuple[_Statement, int]] = []
+            found.append(Statement(start, letter, True, False, other))
+    labels: list[tuple[Statement, int]] = []
     cues = bare_cues(text)
     for label in LABEL.finditer(text):
         letter = label_letter(label)
@@ -342,18 +343,18 @@ def _statements(
             continue
         if letter not in choices:
             continue
-        named = match_option_text(text[label.end() :], choice_texts, prefix=True)
-        if named is None:
-            named = cut_option_text(text[label.end() :], choice_texts)  # "C) Ni l'un" of B
-        if named is None:
-            named = number_option(text[label.end() :], choice_texts)  # "A) 10" of "10歳"
+        rest = text[label.end() :]
         if label.group(3) is not None:  # "A." at a line's start: another option's whole line
-            named = match_option_text(text[label.end() :].split("\n", 1)[0], choice_texts)
+            named = match_option_text(rest.split("\n", 1)[0], choice_texts)
+        else:  # "C) <text>", "C) Ni l'un" (B cut off), "A) 10" (C is "10歳")
+            named = match_option_text(rest, choice_texts, prefix=True)
+            named = cut_option_text(rest, choice_texts) if named is None else named
+            named = number_option(rest, choice_texts) if named is None else named
         bad = contradicts(named, letter, choices)
-        labels.append((_Statement(label.start(), letter, label.start() == 0, bad), label.end()))
+        labels.append((Statement(label.start(), letter, label.start() == 0, bad), label.end()))
     spans = [(s.position, s.letter, end) for s, end in labels]
-    listed = _listed_labels(text, spans, choices, choice_texts)
-    found.extend(s for i, (s, _) in enumerate(labels) if i not in listed)
+    listing = listed(text, spans, choices, choice_texts)
+    found.extend(s for i, (s, _) in enumerate(labels) if i not in listing)
     found.sort(key=lambda s: (s.position, s.hedge is not None))
     return found
 
@@ -362,39 +363,19 @@ def _listed_back(
     text: str,
     choices: tuple[str, ...],
     choice_texts: tuple[str, ...],
-    found: list[_Statement] | None = None,
+    found: list[Statement] | None = None,
 ) -> bool:
-    """Whether the labels of ``text`` list the choices' letters back in order and every
-    statement not rejected ("not A.") stands at one of them (:func:`label_run`)."""
+    """Whether the labels list the letters back (:func:`label_run`) with every statement not
+    rejected ("not A.") at one of them; statements are read only for such a run."""
+    starts = label_run(text, choices)
+    if starts is None:
+        return False
     found = _statements(text, choices, choice_texts) if found is None else found
     kept = [s.position for s in found if not _NEGATED.search(text, 0, s.position)]
-    return label_run(text, kept, choices)
+    return all(any(0 <= position - start <= 1 for start in starts) for position in kept)
 
 
 def _void(detail: str | None) -> bool:
     """Whether a reading that gave no letter found an answer that is void (a contradiction, a
     hedge, a letter taken back), rather than none at all or a letter outside the choices."""
     return detail not in (None, _NOTHING, _LISTED) and not detail.startswith("names ")
-
-
-def _named_after(text: str, end: int, choice_texts: tuple[str, ...]) -> int | None:
-    """The option whose text follows a letter at ``end`` after ")" or ":", else None."""
-    rest = text[end : end + 1]
-    if rest not in (")", "]", ":"):
-        return None
-    return match_option_text(text[end + 1 :].lstrip(" :"), choice_texts, prefix=True)
-
-
-def _lists_on(
-    text: str, end: int, letter: str, choices: tuple[str, ...], choice_texts: tuple[str, ...]
-) -> bool:
-    """Whether the letter ending at ``end`` is the first label of a listing of the options."""
-    if letter not in choices or text[end : end + 1] not in (")", "]", ":"):
-        return False
-    return is_listing(
-        text,
-        end + 1 + (len(text[end + 1 :]) - len(text[end + 1 :].lstrip())),
-        letter,
-        choices,
-        choice_texts,
-    )
