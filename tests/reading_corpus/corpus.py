@@ -6,9 +6,9 @@ hand-written outputs of the kinds the readers used to misread. Each row: ``id``,
 settings 8 and 11), ``few_shot`` (MCR/compose native ``fs``), ``choices``, ``choice_texts``,
 ``gold``, ``output`` (the text the reader reads), ``top_logprobs`` (the first generated token's
 alternatives, or null), ``label`` (the answer a careful person reads; null: no readable answer,
-or a hedge) and ``split`` (``dev`` or ``heldout``); the held-out rows of the fifth to seventh
-rounds (seeds 31 to 61) were read by a second person too (``second_label``, ``second_note``),
-blind to the first.
+or a hedge) and ``split`` (``dev`` or ``heldout``); every held-out real row was read by a second
+person too (``second_label``, ``second_note``), blind to the first: those of seeds 31 to 61 as
+they were collected, the earlier ones afterwards, from the written guide ``LABELLING.md``.
 
 The split was made once by :func:`assign_split` with :data:`SEED` and is stored in the rows;
 the tests check that the stored split is still the seed's. Readers are fixed on ``dev`` and

@@ -173,6 +173,10 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
         return _Read(None, "none", "restates both choices (their labels)")
     if _LABELS_ONLY.fullmatch(first):
         return _Read(None, "none", "restates both choices (their labels)")
+    if _BARE_LABEL.fullmatch(first):  # a cue ("A:"), not an answer: " A:\n\nThe answer is: A."
+        return _final_statement(text, len(first), choice_texts) or _Read(
+            None, "none", "a bare label cue ('A:'), then no answer"
+        )
     named = first_line_option(first, choice_texts)
     if named is not None:  # also when the choices are restated after it
         later = _final_statement(text, len(first), choice_texts)

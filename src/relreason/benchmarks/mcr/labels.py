@@ -6,21 +6,34 @@ from __future__ import annotations
 
 import re
 
-from relreason.scoring.common import match_option_text, normalize_text, normalized_choices
+from relreason.scoring.common import (
+    cut_option_text,
+    match_option_text,
+    normalize_text,
+    normalized_choices,
+    number_option,
+)
 from relreason.scoring.forms import is_listing
 
 __all__ = [
     "LABEL",
+    "another_candidate",
+    "article_option",
     "bare_cues",
     "label_letter",
     "label_run",
+    "letter_after",
     "listed",
     "lists_on",
     "named_after",
     "only_cues",
+    "option_after",
 ]
 
 _LATIN = r"A-Za-z0-9\u00C0-\u024F"
+_ARTICLE = re.compile(r"[ \t]*(?i:l['’][ \t]*|(?:le|la|les)[ \t]+)")
+_OR = re.compile(r"[ \t]*(?:[,/、]|\b(?i:or|ou)\b|或|か|또는)[ \t]*")
+_LONE_LETTER = re.compile(r"[ \t]*[(\[]?([A-G])[)\]]?[ \t]*[.]?[ \t]*(?:\n|$)")
 LABEL = re.compile(
     rf"(?=[(A-G \t*])(?:(?<![{_LATIN}])(?:\(([A-G])\)|([A-G])\))"
     rf"|^[ \t*]*([A-G])[ \t]*[.:](?![{_LATIN}]))",
@@ -80,9 +93,11 @@ def only_cues(text: str) -> bool:
 def label_run(text: str, choices: tuple[str, ...]) -> list[int] | None:
     """Return where the labels of ``text`` start when they are the letters from the first
     choice on, in order, three or more, each once ("A) 妹 B) 妻 C) 姉 D) 孫", whatever their
-    texts; letters beyond the item's choices count too); else None. When every answer
+    texts; letters beyond the item's choices count too; bare cue lines, :func:`bare_cues`, are
+    passed over); else None. When every answer
     statement stands at one of them, the output lists the labels back: no answer."""
-    labels = list(LABEL.finditer(text))
+    cues = bare_cues(text)  # " D: \nA: \nA: 相同\nB: 相同\nC: 不确定" lists A-C
+    labels = [m for m in LABEL.finditer(text) if m.start() not in cues]
     letters = "".join(label_letter(m) for m in labels)
     if len(letters) < 3 or not "ABCDEFG".startswith(letters) or letters[0] != choices[0]:
         return None
@@ -110,3 +125,59 @@ def lists_on(
         choices,
         choice_texts,
     )
+
+
+def article_option(text: str, choice_texts: tuple[str, ...]) -> int | None:
+    """Return the option whose text follows a French definite article at the start of
+    ``text`` ("L'épouse" for the option "Épouse"), or None."""
+    article = _ARTICLE.match(text)
+    if article is None:
+        return None
+    return match_option_text(text[article.end() :], choice_texts, prefix=True)
+
+
+def letter_after(text: str, letter: str, choices: tuple[str, ...]) -> int | None:
+    """Return the index of another choice whose bare letter is all that follows a label on
+    its line ("D) C": two letters), or None."""
+    lone = _LONE_LETTER.match(text)
+    if lone is None or lone.group(1) == letter or lone.group(1) not in choices:
+        return None
+    return choices.index(lone.group(1))
+
+
+def another_candidate(text: str, own: int, choice_texts: tuple[str, ...]) -> int | None:
+    """Return the index of another option whose text follows the option ``own``'s whole text,
+    after a comma, a slash or "or", on the first line of ``text`` ("Plus grande, plus petite":
+    two candidates), or None."""
+    line = text.split("\n", 1)[0]
+    sep = _OR.search(line)
+    if sep is None or match_option_text(line[: sep.start()], choice_texts) != own:
+        return None
+    other = match_option_text(line[sep.end() :], choice_texts, prefix=True)
+    return None if other == own else other
+
+
+def option_after(
+    rest: str,
+    letter: str,
+    line_start: bool,
+    choices: tuple[str, ...],
+    choice_texts: tuple[str, ...],
+) -> int | None:
+    """Return the option named right after the label ``letter`` (``rest`` is the text after
+    it; ``line_start``: a "C." or "C:" label at a line's start, which names an option only by
+    another option's whole line), or None: "C) <text>", "C) Ni l'un" (B's text cut off), "A)
+    10" (C is "10歳"), "B) L'épouse" (C is "Épouse"), "D) C" (the letter C), and "C) <C's
+    text>, <B's text>" (B: two candidates)."""
+    if line_start:  # "A. The same age." where C is "The same age"
+        return match_option_text(rest.split("\n", 1)[0], choice_texts)
+    named = match_option_text(rest, choice_texts, prefix=True)
+    named = cut_option_text(rest, choice_texts) if named is None else named
+    named = number_option(rest, choice_texts) if named is None else named
+    named = article_option(rest, choice_texts) if named is None else named
+    if named is None:
+        return letter_after(rest, letter, choices)
+    if named < len(choices) and choices[named] == letter:
+        second = another_candidate(rest, named, choice_texts)
+        return named if second is None else second
+    return named

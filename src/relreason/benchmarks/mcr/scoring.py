@@ -28,11 +28,11 @@ from relreason.benchmarks.mcr.labels import (
     lists_on,
     named_after,
     only_cues,
+    option_after,
 )
 from relreason.benchmarks.mcr.statement import Statement, clash, contradicts
 from relreason.errors import UsageError
 from relreason.scoring.common import (
-    cut_option_text,
     match_option_text,
     normalize_output,
     number_option,
@@ -276,7 +276,7 @@ def _read_text(
         return None, "none", f"hedge between several letters ({chosen.letter} or {chosen.hedge})"
     if chosen.letter not in choices:
         return None, "none", f"names {chosen.letter}, not one of the choices"
-    if chosen.contradictory:
+    if chosen.contradictory and not _stands(strong, chosen.letter):
         return None, "none", f"contradictory: {chosen.letter} followed by another option's text"
     return chosen.letter, "statement", None
 
@@ -343,13 +343,9 @@ def _statements(
             continue
         if letter not in choices:
             continue
-        rest = text[label.end() :]
-        if label.group(3) is not None:  # "A." at a line's start: another option's whole line
-            named = match_option_text(rest.split("\n", 1)[0], choice_texts)
-        else:  # "C) <text>", "C) Ni l'un" (B cut off), "A) 10" (C is "10歳")
-            named = match_option_text(rest, choice_texts, prefix=True)
-            named = cut_option_text(rest, choice_texts) if named is None else named
-            named = number_option(rest, choice_texts) if named is None else named
+        named = option_after(
+            text[label.end() :], letter, label.group(3) is not None, choices, choice_texts
+        )
         bad = contradicts(named, letter, choices)
         labels.append((Statement(label.start(), letter, label.start() == 0, bad), label.end()))
     spans = [(s.position, s.letter, end) for s, end in labels]
@@ -373,6 +369,13 @@ def _listed_back(
     found = _statements(text, choices, choice_texts) if found is None else found
     kept = [s.position for s in found if not _NEGATED.search(text, 0, s.position)]
     return all(any(0 <= position - start <= 1 for start in starts) for position in kept)
+
+
+def _stands(strong: list[Statement], letter: str) -> bool:
+    """Whether the first strong statement gives ``letter`` with nothing against it: a later
+    statement of the same letter with another option's text ("A) 同学\nThe answer is: A) 同事")
+    does not undo it."""
+    return bool(strong) and strong[0].letter == letter and not strong[0].contradictory
 
 
 def _void(detail: str | None) -> bool:

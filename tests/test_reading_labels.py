@@ -1,0 +1,62 @@
+"""Properties of what may follow an MCR label (issue 20): another option's text after the
+label's own and a comma or "or" (``another_candidate``: two candidates), a bare other letter
+(``letter_after``: "D) C"), and an option's text after a French article (``article_option``:
+"L'épouse" is the option "Épouse")."""
+
+from __future__ import annotations
+
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from relreason.benchmarks.mcr.labels import another_candidate, article_option, letter_after
+from relreason.scoring.common import match_option_text
+
+WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
+OPTION = st.lists(WORDS, min_size=1, max_size=3).map(" ".join)
+OPTIONS = st.lists(OPTION, min_size=2, max_size=5, unique=True)
+LETTERS = ("A", "B", "C", "D", "E")
+SEPARATORS = st.sampled_from([", ", " / ", " or ", " ou ", "、", " 또는 "])
+
+
+@given(OPTIONS, st.data(), SEPARATORS)
+def test_an_own_text_then_another_after_a_separator_names_the_other(
+    options: list[str], data: st.DataObject, separator: str
+) -> None:
+    own = data.draw(st.integers(0, len(options) - 1))
+    other = data.draw(st.integers(0, len(options) - 1))
+    assume(other != own and not any(o.startswith(options[other] + " ") for o in options))
+    assume(not any(word in ("or", "ou") for o in options for word in o.split()))
+    line = f" {options[own]}{separator}{options[other]}\nQ: next"
+    assert another_candidate(line, own, tuple(options)) == other
+
+
+@given(OPTIONS, st.data(), st.text(max_size=12))
+def test_a_line_that_is_not_the_own_text_first_names_no_other(
+    options: list[str], data: st.DataObject, rest: str
+) -> None:
+    own = data.draw(st.integers(0, len(options) - 1))
+    line = f" {options[own]}{rest}"
+    found = another_candidate(line, own, tuple(options))
+    assert found is None or found != own
+    if found is not None:  # only ever after a separator that follows the whole own text
+        assert match_option_text(options[found], tuple(options)) == found
+
+
+@given(st.sampled_from(LETTERS), st.sampled_from(LETTERS), st.sampled_from(["", ".", ")"]))
+def test_a_bare_other_letter_after_a_label_is_that_letter(
+    letter: str, other: str, mark: str
+) -> None:
+    found = letter_after(f" {other}{mark}\n\nA: more", letter, LETTERS)
+    assert found == (None if other == letter else LETTERS.index(other))
+    assert letter_after(f" {other}{mark} and more", letter, LETTERS) is None
+
+
+@given(OPTIONS, st.data(), st.sampled_from(["L'", "l'", "la ", "Le ", "les ", "L\u2019"]))
+def test_an_article_before_an_option_text_names_that_option(
+    options: list[str], data: st.DataObject, article: str
+) -> None:
+    index = data.draw(st.integers(0, len(options) - 1))
+    assume(not options[index].startswith(("la ", "le ", "les ")))
+    expected = match_option_text(options[index], tuple(options), prefix=True)
+    assert article_option(f" {article}{options[index]}", tuple(options)) == expected
+    assert article_option(f" {options[index]}", tuple(options)) is None
