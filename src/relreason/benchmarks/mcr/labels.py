@@ -22,6 +22,7 @@ __all__ = [
     "bare_cues",
     "label_letter",
     "label_run",
+    "labels_only",
     "letter_after",
     "listed",
     "lists_on",
@@ -33,6 +34,7 @@ __all__ = [
 _LATIN = r"A-Za-z0-9\u00C0-\u024F"
 _ARTICLE = re.compile(r"[ \t]*(?i:l['’][ \t]*|(?:le|la|les)[ \t]+)")
 _OR = re.compile(r"[ \t]*(?:[,/、]|\b(?i:or|ou)\b|或|か|또는)[ \t]*")
+_LABELS_FIRST = re.compile(r"\s*\(?([A-G])\)[ \t]*\(?([A-G])\)")
 _LONE_LETTER = re.compile(r"[ \t]*[(\[]?([A-G])[)\]]?[ \t]*[.]?[ \t]*(?:\n|$)")
 LABEL = re.compile(
     rf"(?=[(A-G \t*])(?:(?<![{_LATIN}])(?:\(([A-G])\)|([A-G])\))"
@@ -177,7 +179,24 @@ def option_after(
     named = article_option(rest, choice_texts) if named is None else named
     if named is None:
         return letter_after(rest, letter, choices)
+    if named < len(choices) and choices[named] != letter and _sentence(rest, choice_texts[named]):
+        return None  # "A) Angie sort maintenant avec Cheng.": a made-up sentence, not B's text
     if named < len(choices) and choices[named] == letter:
         second = another_candidate(rest, named, choice_texts)
         return named if second is None else second
     return named
+
+
+def labels_only(text: str) -> bool:
+    """Whether ``text`` opens with two successive labels and nothing between them ("B) C) D)
+    E) Incertain"): the labels listed back, no answer."""
+    first = _LABELS_FIRST.match(text)
+    return first is not None and ord(first.group(2)) == ord(first.group(1)) + 1
+
+
+def _sentence(rest: str, option: str) -> bool:
+    """Whether the first line of ``rest`` goes on past ``option``'s words by three words or
+    more, with no label among them: a made-up sentence that begins with an option's text."""
+    words = rest.split("\n", 1)[0].split()
+    tail = " ".join(words[len(option.split()) :])
+    return len(words) - len(option.split()) >= 3 and LABEL.search(tail) is None

@@ -24,13 +24,14 @@ from relreason.benchmarks.mcr.labels import (
     bare_cues,
     label_letter,
     label_run,
+    labels_only,
     listed,
     lists_on,
     named_after,
     only_cues,
     option_after,
 )
-from relreason.benchmarks.mcr.statement import Statement, clash, contradicts
+from relreason.benchmarks.mcr.statement import Statement, clash, contradicts, rambling
 from relreason.errors import UsageError
 from relreason.scoring.common import (
     match_option_text,
@@ -93,12 +94,12 @@ _LEADING_TEXT = re.compile(r"\**([A-G])\**[ \t]+(?:[-\u2013\u2014][ \t]+)?(\S[^\
 _CONTINUATION = re.compile(r"\n[ \t]*Q[ \t]*:")
 _NEW_TURN = re.compile(
     r"\n[ \t]*(?:A[ \t]*:|[B-G][ \t]*:(?=[ \t]*(?i:among\s+options|the\s+answer))"
-    r"|(?i:step|étape)[ \t]*\d+[ \t]*:?)"
+    r"|(?i:step|étape)[ \t]*\d+[ \t]*:?|(?i:therefore,\s+among\s+options,\s+the\s+answer\s+is))"
 )
 _NEGATED = re.compile(r"(?i:\bnot|n't|\bpas)[ \t]*[(\[]?$")
 _TAKEN_BACK = re.compile(
     r"(?i:\banswer\s+is\s+not\s+(?:(?:a|the|an)\s+)?"
-    r"(?:correct|true|right|valid|certain(?:ty)?|sure|clear|known)\b"
+    r"(?:correct|true|right|valid|certain(?:ty)?|sure|clear|known|match)\b"
     r"|\bwhich\s+is\s+not\s+the\s+(?:correct\s+)?answer\b)"
 )
 _CUE = re.compile(r"A[ \t]*:[ \t]*(?=[(\[]?[A-G][)\]])")
@@ -250,7 +251,7 @@ def _read_text(
     if verdict is not None:
         return verdict, "statement", None
     found = _statements(text, choices, choice_texts)
-    if _listed_back(text, choices, choice_texts, found):
+    if labels_only(text) or _listed_back(text, choices, choice_texts, found):
         return None, "none", _LISTED
     rejected = {s.letter for s in found if _NEGATED.search(text, 0, s.position)}
     statements = [
@@ -265,7 +266,9 @@ def _read_text(
         return None, "none", _NOTHING
     strong = [s for s in statements if s.strong]
     chosen = (strong or statements)[-1]
-    two = clash(text, statements)
+    lead = rambling(text, strong)  # "A. The answer is 25. ... The answer is 27."
+    two = None if lead is not None else clash(text, statements)
+    chosen = chosen if lead is None else lead
     if two is not None:
         return None, "none", two
     if chosen.letter in rejected:

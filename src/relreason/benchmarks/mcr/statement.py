@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["REVISION", "Statement", "clash", "contradicts"]
+__all__ = ["REVISION", "Statement", "clash", "contradicts", "rambling"]
 
 REVISION = re.compile(
     r"(?i:\b(?:wait|actually|sorry|correction|en\s+fait|no,|non,))|不对|いや|아니"
@@ -47,3 +47,18 @@ def contradicts(named: int | None, letter: str, choices: tuple[str, ...]) -> boo
     """Whether an option text found after ``letter`` (its index ``named``) belongs to another
     choice."""
     return named is not None and named < len(choices) and choices[named] != letter
+
+
+def rambling(text: str, strong: list[Statement]) -> Statement | None:
+    """Return the leading answer when it is confirmed at once and other letters follow only
+    in the same run-on line ("A. The answer is 25. ... The answer is 27. The answer is 30"
+    where A is 25): the first answer stands, the rest is rambling; else None."""
+    if len(strong) < 3 or strong[0].position != 0 or strong[0].contradictory:
+        return None
+    lead, confirm = strong[0], strong[1]
+    if confirm.letter != lead.letter or confirm.contradictory or confirm.hedge is not None:
+        return None
+    other = next((s for s in strong[2:] if s.letter != lead.letter), None)
+    if other is None or "\n" in text[: other.position]:
+        return None
+    return lead
