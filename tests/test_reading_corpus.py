@@ -5,10 +5,11 @@
 llama.cpp's completions API (142 rows, the first sweeps), and both again in-process through
 ``gguf:`` on other items (304 rows with seed 7, 244 with seeds 11, 13 and 17, 482 with seeds
 19, 23 and 29, 439 with seeds 31, 37 and 41, 415 with seeds 43, 47 and 53, then the 150
-held-out rows of seeds 59 and 61 and the 140 of seeds 67 and 71; ``sweeps/gguf-*.yaml``): ConvRe (plain, few-shot, CoT),
-MCR and compose in five languages. ``written.jsonl`` holds hand-written outputs of the kinds
-the readers used to misread. The split into a development half (the readers are fixed on it)
-and a held-out half was made once, by seed (``reading_corpus.corpus.SEED``).
+held-out rows of seeds 59 and 61 and the 140 of seeds 67 and 71; ``sweeps/gguf-*.yaml``):
+ConvRe (plain, few-shot, CoT), MCR and compose in five languages. ``written.jsonl`` holds
+hand-written outputs of the kinds the readers used to misread. The split into a development
+half (the readers are fixed on it) and a held-out half was made once, by seed
+(``reading_corpus.corpus.SEED``).
 
 The agreement on the held-out half (real outputs only; the written cases are each tested on
 their own) must be at least 99% in every benchmark and language, not counting ``KNOWN``
@@ -36,7 +37,6 @@ LANGUAGES = {"en", "zh", "fr", "ja", "ko"}
 KNOWN = {
     "gemma3-270m/compose-ko-zs/146": "A., then 'the answer is the same as option B': read as A",
     "smollm2-llamacpp/compose-fr-fs/79": "B) with no option's text, then a stray C: read as B",
-    "gguf-gemma3-270m/compose-ja-fs/77": "D) ('cannot tell') whose text leans to B: read as D",
 }
 """Held-out rows the readers read otherwise than the person, where the output itself is
 ambiguous (a letter followed by a remark that leans elsewhere): left as they are rather than
@@ -62,11 +62,6 @@ BELOW_TARGET = {
     ("mcr", "fr"): "' A)' then 'C) E', 'D) L' (labels cut to initials) read as A; 'A. <a"
     " sentence>' then 'B: <it>', 'C: <it>' read as a listing; the options listed back one a line,"
     " then a bare 'A' (a development row of that form is read as none), read as none",
-    ("mcr", "ko"): "one misreading among round 8's held-out rows (seeds 67, 71), measured unseen",
-    ("compose", "ja"): "one misreading among round 8's held-out rows (seeds 67, 71), measured"
-    " unseen",
-    ("compose", "ko"): "one misreading among round 8's held-out rows (seeds 67, 71), measured"
-    " unseen",
 }
 """Cells whose held-out agreement is below the target, with the misreadings that put it there
 (the named forms were found when the fourth and fifth rounds were first measured)."""

@@ -94,7 +94,9 @@ def labelled_statements(
     for m in _OPTION_LABEL.finditer(text):
         letter = m.group(1)
         if letter in choices and not is_listing(text, m.end(), letter, choices, choice_texts):
-            named = match_option_text(text[m.end() :], choice_texts, prefix=True)
+            rest = text[m.end() :]
+            ended = m.group(2) in (None, ".") and rest.startswith("\n")  # "option A.\n2. ..."
+            named = None if ended else match_option_text(rest, choice_texts, prefix=True)
             if named is not None or m.group(2) is not None:
                 bad = named is not None and named < len(choices) and choices[named] != letter
                 found.append((m.start(1), letter, bad))

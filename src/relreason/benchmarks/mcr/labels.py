@@ -35,6 +35,8 @@ _LATIN = r"A-Za-z0-9\u00C0-\u024F"
 _ARTICLE = re.compile(r"[ \t]*(?i:l['’][ \t]*|(?:le|la|les)[ \t]+)")
 _OR = re.compile(r"[ \t]*(?:[,/、]|\b(?i:or|ou)\b|或|か|또는)[ \t]*")
 _LABELS_FIRST = re.compile(r"\s*\(?([A-G])\)[ \t]*\(?([A-G])\)")
+_SENTENCE = re.compile(r"[。.!?！？\n]")
+_CLAUSE = re.compile(r"[、,，]")
 _LONE_LETTER = re.compile(r"[ \t]*[(\[]?([A-G])[)\]]?[ \t]*[.]?[ \t]*(?:\n|$)")
 LABEL = re.compile(
     rf"(?=[(A-G \t*])(?:(?<![{_LATIN}])(?:\(([A-G])\)|([A-G])\))"
@@ -169,8 +171,9 @@ def option_after(
     """Return the option named right after the label ``letter`` (``rest`` is the text after
     it; ``line_start``: a "C." or "C:" label at a line's start, which names an option only by
     another option's whole line), or None: "C) <text>", "C) Ni l'un" (B's text cut off), "A)
-    10" (C is "10歳"), "B) L'épouse" (C is "Épouse"), "D) C" (the letter C), and "C) <C's
-    text>, <B's text>" (B: two candidates)."""
+    10" (C is "10歳"), "B) L'épouse" (C is "Épouse"), "D) C" (the letter C), "D) どちらか
+    というと、後に着いた。" (a remark whose last clause is A's text), and "C) <C's text>, <B's
+    text>" (B: two candidates)."""
     if line_start:  # "A. The same age." where C is "The same age"
         return match_option_text(rest.split("\n", 1)[0], choice_texts)
     named = match_option_text(rest, choice_texts, prefix=True)
@@ -178,7 +181,9 @@ def option_after(
     named = number_option(rest, choice_texts) if named is None else named
     named = article_option(rest, choice_texts) if named is None else named
     if named is None:
-        return letter_after(rest, letter, choices)
+        named = letter_after(rest, letter, choices)
+    if named is None:  # "D) どちらかというと、後に着いた。": a remark ending in A's text
+        return match_option_text(_CLAUSE.split(_SENTENCE.split(rest, 1)[0])[-1], choice_texts)
     if named < len(choices) and choices[named] != letter and _sentence(rest, choice_texts[named]):
         return None  # "A) Angie sort maintenant avec Cheng.": a made-up sentence, not B's text
     if named < len(choices) and choices[named] == letter:

@@ -100,6 +100,7 @@ _NEGATED = re.compile(r"(?i:\bnot|n't|\bpas)[ \t]*[(\[]?$")
 _TAKEN_BACK = re.compile(
     r"(?i:\banswer\s+is\s+not\s+(?:(?:a|the|an)\s+)?"
     r"(?:correct|true|right|valid|certain(?:ty)?|sure|clear|known|match)\b"
+    r"|\banswer\s+is\s+not\s+(?:among|in|one\s+of)\s+the\s+(?:options|choices)\b"
     r"|\bwhich\s+is\s+not\s+the\s+(?:correct\s+)?answer\b)"
 )
 _CUE = re.compile(r"A[ \t]*:[ \t]*(?=[(\[]?[A-G][)\]])")
