@@ -4,6 +4,7 @@ answering."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from relreason.scoring.common import (
@@ -105,7 +106,18 @@ def label_run(text: str, choices: tuple[str, ...]) -> list[int] | None:
     letters = "".join(label_letter(m) for m in labels)
     if len(letters) < 3 or not "ABCDEFG".startswith(letters) or letters[0] != choices[0]:
         return None
+    if _repeated(text, labels):
+        return None
     return [m.start() for m in labels]
+
+
+def _repeated(text: str, labels: list[re.Match[str]]) -> bool:
+    """Whether every label after the first repeats the first one's sentence (of three words
+    or more), perhaps cut off: "A. Lisa is very fond of Lily.\nB: Lisa is very fond of
+    Lily.\nC: Lisa is" is one answer and a line repeated, not the options listed."""
+    lines = [text[m.end() :].split("\n", 1)[0].strip() for m in labels]
+    first = lines[0]
+    return len(first.split()) >= 3 and all(line and first.startswith(line) for line in lines[1:])
 
 
 def named_after(text: str, end: int, choice_texts: tuple[str, ...]) -> int | None:
@@ -194,9 +206,18 @@ def option_after(
 
 def labels_only(text: str) -> bool:
     """Whether ``text`` opens with two successive labels and nothing between them ("B) C) D)
-    E) Incertain"): the labels listed back, no answer."""
+    E) Incertain"), or is three labels or more in rising order with at most two characters
+    after each (" A)\nC) E\nD) L": texts cut to initials): the labels listed back."""
     first = _LABELS_FIRST.match(text)
-    return first is not None and ord(first.group(2)) == ord(first.group(1)) + 1
+    if first is not None and ord(first.group(2)) == ord(first.group(1)) + 1:
+        return True
+    labels = list(LABEL.finditer(text))
+    letters = [label_letter(m) for m in labels]
+    if len(labels) < 3 or any(a >= b for a, b in itertools.pairwise(letters)):
+        return False
+    ends = [m.start() for m in labels[1:]] + [len(text)]
+    texts = [text[m.end() : end] for m, end in zip(labels, ends, strict=True)]
+    return not text[: labels[0].start()].strip() and all(len(t.strip()) <= 2 for t in texts)
 
 
 def _sentence(rest: str, option: str) -> bool:

@@ -230,6 +230,8 @@ def _read_robust(
         head = _read_text(text[: turn.start()].strip(), choices, choice_texts)
         if head[0] is not None or _void(head[2]):
             return head  # the first answer counts, also when it is void (a contradiction)
+        if head[2] == _LISTED and _PREFIXES.search(text, turn.start()) is None:
+            return head  # the options listed back, then invented work with no "answer is"
         text = _NEW_TURN.sub("\n", text)  # the turns' cues ("A:", "B: Among") are no answers
     return _read_text(text, choices, choice_texts)
 
