@@ -1,14 +1,21 @@
 """Properties of what may follow an MCR label (issue 20): another option's text after the
 label's own and a comma or "or" (``another_candidate``: two candidates), a bare other letter
-(``letter_after``: "D) C"), and an option's text after a French article (``article_option``:
-"L'épouse" is the option "Épouse")."""
+(``letter_after``: "D) C"), an option's text after a French article (``article_option``:
+"L'épouse" is the option "Épouse"), labels cut to initials (``labels_only``) and a sentence
+repeated under successive labels (``label_run``: no listing)."""
 
 from __future__ import annotations
 
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from relreason.benchmarks.mcr.labels import another_candidate, article_option, letter_after
+from relreason.benchmarks.mcr.labels import (
+    another_candidate,
+    article_option,
+    label_run,
+    labels_only,
+    letter_after,
+)
 from relreason.scoring.common import match_option_text
 
 WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
@@ -60,3 +67,24 @@ def test_an_article_before_an_option_text_names_that_option(
     expected = match_option_text(options[index], tuple(options), prefix=True)
     assert article_option(f" {article}{options[index]}", tuple(options)) == expected
     assert article_option(f" {options[index]}", tuple(options)) is None
+
+
+@given(st.lists(st.sampled_from(LETTERS), min_size=3, max_size=5, unique=True), st.data())
+def test_labels_in_rising_order_with_initials_only_are_listed_back(
+    letters: list[str], data: st.DataObject
+) -> None:
+    ordered = sorted(letters)
+    tails = [data.draw(st.text(alphabet="ABCDEFÉIL", max_size=2)) for _ in ordered]
+    text = "\n".join(f"{letter}) {tail}" for letter, tail in zip(ordered, tails, strict=True))
+    assert labels_only(" " + text)
+    assume(ordered != letters)
+    shuffled = "\n".join(f"{letter}) {tail}" for letter, tail in zip(letters, tails, strict=True))
+    assert not labels_only(" " + shuffled)
+
+
+@given(st.lists(WORDS, min_size=3, max_size=8).map(" ".join), st.integers(1, 3))
+def test_a_sentence_repeated_under_successive_labels_is_no_listing(sentence: str, cut: int) -> None:
+    lines = [f"A. {sentence}.", f"B: {sentence}.", f"C: {sentence[: max(1, len(sentence) // cut)]}"]
+    assert label_run(" " + "\n".join(lines), ("A", "B", "C", "D")) is None
+    listed = " A. one thing here\nB: another thing there\nC: a third one"
+    assert label_run(listed, ("A", "B", "C", "D")) is not None
