@@ -5,7 +5,8 @@
 llama.cpp's completions API (142 rows, the first sweeps), and both again in-process through
 ``gguf:`` on other items (304 rows with seed 7, 244 with seeds 11, 13 and 17, 482 with seeds
 19, 23 and 29, 439 with seeds 31, 37 and 41, 415 with seeds 43, 47 and 53, then the 150
-held-out rows of seeds 59 and 61 and the 140 of seeds 67 and 71; ``sweeps/gguf-*.yaml``):
+held-out rows of seeds 59 and 61, the 140 of seeds 67 and 71 and the 103 of seeds 73 and 79
+(MCR fr, ja, zh); ``sweeps/gguf-*.yaml``):
 ConvRe (plain, few-shot, CoT), MCR and compose in five languages. ``written.jsonl`` holds
 hand-written outputs of the kinds the readers used to misread. The split into a development
 half (the readers are fixed on it) and a held-out half was made once, by seed
@@ -58,9 +59,12 @@ LABELLED_OTHERWISE = {
 row named first in each value), which the readers follow: the person's two readings disagree,
 so neither can be held against the reader. Counted in the printed figures, left out of the
 target."""
-BELOW_TARGET: dict[tuple[str, str], str] = {}
+BELOW_TARGET: dict[tuple[str, str], str] = {
+    ("mcr", "fr"): "3 misreadings among round 8's held-out rows of seeds 73 and 79 (MCR fr, ja"
+    " and zh only), measured unseen",
+}
 """Cells whose held-out agreement is below the target, with the misreadings that put it there
-(the named forms were found when the fourth and fifth rounds were first measured)."""
+(measured on rows not yet looked at, or named)."""
 CELLS = [(name, lang) for name in ("convre", "mcr", "compose") for lang in sorted(LANGUAGES)]
 
 
