@@ -5,8 +5,8 @@
 llama.cpp's completions API (142 rows, the first sweeps), and both again in-process through
 ``gguf:`` on other items (304 rows with seed 7, 244 with seeds 11, 13 and 17, 482 with seeds
 19, 23 and 29, 439 with seeds 31, 37 and 41, 415 with seeds 43, 47 and 53, then the 150
-held-out rows of seeds 59 and 61, the 140 of seeds 67 and 71 and the 103 of seeds 73 and 79
-(MCR fr, ja, zh); ``sweeps/gguf-*.yaml``):
+held-out rows of seeds 59 and 61, the 140 of seeds 67 and 71, the 103 of seeds 73 and 79
+(MCR fr, ja, zh) and the 152 of seeds 83 and 89; ``sweeps/gguf-*.yaml``):
 ConvRe (plain, few-shot, CoT), MCR and compose in five languages. ``written.jsonl`` holds
 hand-written outputs of the kinds the readers used to misread. The split into a development
 half (the readers are fixed on it) and a held-out half was made once, by seed
@@ -25,6 +25,7 @@ says which held-out rows were seen while readers were fixed.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -60,19 +61,29 @@ row named first in each value), which the readers follow: the person's two readi
 so neither can be held against the reader. Counted in the printed figures, left out of the
 target."""
 BELOW_TARGET: dict[tuple[str, str], str] = {
-    ("mcr", "fr"): "3 misreadings among round 8's held-out rows of seeds 73 and 79 (MCR fr, ja"
-    " and zh only), measured unseen",
+    ("mcr", "fr"): "the model answers a French item in English and the letter comes with another"
+    " option's meaning ('A. The same person.' where E is 'La même personne'; 'E. The piéton is"
+    " facing the east.' where A is 'Est'), or a garbled one ('A. The answer is INCERTY.'):"
+    " round 8, seeds 73 and 79",
+    ("compose", "ja"): "one misreading among round 9's held-out rows (seeds 83, 89), measured"
+    " unseen",
 }
 """Cells whose held-out agreement is below the target, with the misreadings that put it there
 (measured on rows not yet looked at, or named)."""
+MEASURED_ONLY = re.compile(r"-s(?:59|61|67|71|73|79|83|89)/")
+"""Row ids of the measurement rounds (seeds 59 to 89), whose development rows were dropped
+unlabelled: only their held-out halves were kept."""
 CELLS = [(name, lang) for name in ("convre", "mcr", "compose") for lang in sorted(LANGUAGES)]
 
 
 def test_the_split_is_the_seeds_and_halves_the_corpus() -> None:
     assert all(row["split"] == corpus.assign_split(row["id"]) for row in ROWS)
     assert len({row["id"] for row in ROWS}) == len(ROWS)
-    splits = Counter(row["split"] for row in ROWS)
-    assert abs(splits["dev"] - splits["heldout"]) <= 0.15 * len(ROWS)
+    kept_whole = [row for row in ROWS if not MEASURED_ONLY.search(row["id"])]
+    splits = Counter(row["split"] for row in kept_whole)
+    assert abs(splits["dev"] - splits["heldout"]) <= 0.15 * len(kept_whole)
+    measured = [row for row in ROWS if MEASURED_ONLY.search(row["id"])]
+    assert measured and all(row["split"] == "heldout" for row in measured)
 
 
 def test_the_corpus_covers_the_benchmarks_languages_and_models() -> None:

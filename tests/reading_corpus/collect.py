@@ -18,7 +18,8 @@ of an output (same benchmark, language, setting kind and text) are kept once. Ro
 seeds 31, 37, 41: ``gguf-s31*.yaml``, ``gguf-s37.yaml``, ``gguf-s41.yaml``; then seeds 43,
 47, 53: ``gguf-s43*.yaml``, ``gguf-s47.yaml``, ``gguf-s53.yaml``; then seeds 59, 61, held-out
 rows only: ``gguf-s59.yaml``, ``gguf-s61.yaml``; then seeds 67, 71, 73, 79, held-out rows only:
-``gguf-s67.yaml``, ``gguf-s71.yaml``, ``gguf-s73-mcr.yaml``, ``gguf-s79-mcr.yaml``)
+``gguf-s67.yaml``, ``gguf-s71.yaml``, ``gguf-s73-mcr.yaml``, ``gguf-s79-mcr.yaml``; then seeds
+83, 89, held-out rows only: ``gguf-s83.yaml``, ``gguf-s89.yaml``)
 ``--seed-in-id`` puts the run's seed into the folder part (``gguf-smollm2/mcr-en-zs-s19/12``).
 Rows that repeat one already in ``real.jsonl`` (same key) were dropped before labelling. A
 person then writes each row's ``label`` and ``note``, before looking at what the readers make
