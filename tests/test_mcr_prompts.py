@@ -173,6 +173,33 @@ def test_task_description_rebuilds_the_task(shared_data: Path, tmp_path: Path) -
     assert dict(again.description) == dict(task.description)
 
 
+def test_translated_items_carry_the_english_option_texts(shared_data: Path) -> None:
+    english = _raw(shared_data, "en")
+    for code in ("fr", "ko"):  # translated item by item: the English item at each position
+        items = mcr.build_items(code, "zs", data_dir=shared_data)
+        raw = _raw(shared_data, code)
+        assert [item.english_choice_texts for item in items] == [
+            tuple(entry["options"]) for entry in english
+        ]
+        pairs = zip(raw, english, strict=True)
+        assert all(len(a["options"]) == len(b["options"]) for a, b in pairs)
+    for code in ("en", "zh", "ja"):  # the English file itself; other lengths: not aligned
+        items = mcr.build_items(code, "zs", data_dir=shared_data)
+        assert all(item.english_choice_texts == () for item in items)
+
+
+def test_a_french_file_out_of_step_with_the_english_one_gets_no_english_texts(
+    data_copy: Path,
+) -> None:
+    path = data_copy / "mcr" / "composition_french.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw[7]["options"] = raw[7]["options"][:2]
+    raw[7]["correct"] = raw[7]["options"][0]
+    path.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
+    items = mcr.build_items("fr", "zs", data_dir=data_copy)
+    assert all(item.english_choice_texts == () for item in items)
+
+
 def test_random_guess_reproduces_the_paper(shared_data: Path) -> None:
     pooled = mcr_data.random_guess_accuracy(data_dir=shared_data)
     english = mcr_data.random_guess_accuracy("en", shared_data)

@@ -39,6 +39,9 @@ LANGUAGES = {"en", "zh", "fr", "ja", "ko"}
 KNOWN = {
     "gemma3-270m/compose-ko-zs/146": "A., then 'the answer is the same as option B': read as A",
     "smollm2-llamacpp/compose-fr-fs/79": "B) with no option's text, then a stray C: read as B",
+    "gguf-gemma3-270m/mcr-fr-zs-s79/1399": "'E. The piéton is facing the east.' (A is 'Est'),"
+    " labelled as no answer, where the held-out 'E. Rachel will be facing the east.' (s23/802)"
+    " and 'E. The storm is moving east.' (s89/943) were labelled E: read as E",
 }
 """Held-out rows the readers read otherwise than the person, where the output itself is
 ambiguous (a letter followed by a remark that leans elsewhere): left as they are rather than
@@ -60,14 +63,7 @@ LABELLED_OTHERWISE = {
 row named first in each value), which the readers follow: the person's two readings disagree,
 so neither can be held against the reader. Counted in the printed figures, left out of the
 target."""
-BELOW_TARGET: dict[tuple[str, str], str] = {
-    ("mcr", "fr"): "the model answers a French item in English and the letter comes with another"
-    " option's meaning ('A. The same person.' where E is 'La même personne'; 'E. The piéton is"
-    " facing the east.' where A is 'Est'), or a garbled one ('A. The answer is INCERTY.'):"
-    " round 8, seeds 73 and 79",
-    ("compose", "ja"): "one misreading among round 9's held-out rows (seeds 83, 89), measured"
-    " unseen",
-}
+BELOW_TARGET: dict[tuple[str, str], str] = {}
 """Cells whose held-out agreement is below the target, with the misreadings that put it there
 (measured on rows not yet looked at, or named)."""
 MEASURED_ONLY = re.compile(r"-s(?:59|61|67|71|73|79|83|89)/")

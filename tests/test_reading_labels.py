@@ -1,7 +1,9 @@
 """Properties of what may follow an MCR label (issue 20): another option's text after the
 label's own and a comma or "or" (``another_candidate``: two candidates), a bare other letter
 (``letter_after``: "D) C"), an option's text after a French article (``article_option``:
-"L'épouse" is the option "Épouse"), labels cut to initials (``labels_only``) and a sentence
+"L'épouse" is the option "Épouse"), a Japanese option's text inflected (``inflected_option``:
+"中に含んでいます" is "中に含む"), a garbled capital answer (``abbreviated_option``: "INCERTY"
+is "Incertain"), labels cut to initials (``labels_only``) and a sentence
 repeated under successive labels (``label_run``: no listing)."""
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from hypothesis import strategies as st
 from relreason.benchmarks.mcr.labels import (
     another_candidate,
     article_option,
+    inflected_option,
     label_run,
     labels_only,
     letter_after,
 )
 from relreason.scoring.common import match_option_text
+from relreason.scoring.forms import abbreviated_option
 
 WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
 OPTION = st.lists(WORDS, min_size=1, max_size=3).map(" ".join)
@@ -88,3 +92,34 @@ def test_a_sentence_repeated_under_successive_labels_is_no_listing(sentence: str
     assert label_run(" " + "\n".join(lines), ("A", "B", "C", "D")) is None
     listed = " A. one thing here\nB: another thing there\nC: a third one"
     assert label_run(listed, ("A", "B", "C", "D")) is not None
+
+
+KANJI = st.text(alphabet="中含箱上下前後右左大小", min_size=2, max_size=4)
+VERB_ENDINGS = ("む", "る", "う", "く", "す", "い")
+INFLECTIONS = ("んでいます", "ります", "います", "きます", "した", "かった")
+
+
+@given(st.lists(KANJI, min_size=2, max_size=4, unique=True), st.data())
+def test_a_japanese_option_text_inflected_names_that_option(
+    stems: list[str], data: st.DataObject
+) -> None:
+    assume(not any(a != b and b.startswith(a) for a in stems for b in stems))
+    options = tuple(stem + data.draw(st.sampled_from(VERB_ENDINGS)) for stem in stems)
+    index = data.draw(st.integers(0, len(options) - 1))
+    inflected = stems[index] + data.draw(st.sampled_from(INFLECTIONS)) + "\nQ: 箱"
+    assume(not inflected.startswith(options[index]))
+    assert inflected_option(inflected, options) == index
+    assert inflected_option(options[index], options) is None  # the text itself: not inflected
+
+
+@given(OPTIONS, st.data(), st.sampled_from("XYZQ"))
+def test_capitals_with_a_garbled_last_letter_name_the_one_option_they_begin(
+    options: list[str], data: st.DataObject, garble: str
+) -> None:
+    index = data.draw(st.integers(0, len(options) - 1))
+    word = options[index].split()[0]
+    assume(len(word) >= 5)
+    capitals = word[:5].upper() + garble  # six capitals, the last one garbled
+    begins = [o for o in options if o.casefold().startswith(word[:5].casefold())]
+    expected = index if len(begins) == 1 else None
+    assert abbreviated_option(f" {capitals}.", tuple(options)) == expected

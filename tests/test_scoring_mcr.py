@@ -356,3 +356,27 @@ def test_a_letter_taken_back_is_no_answer(letter: str, remark: str, reason: str)
     assert extract_robust(output, CHOICES, OPTION_TEXTS) == (None, "none")
     kept = f" {letter}. The answer is not {CHOICES[(CHOICES.index(letter) + 1) % 4]}."
     assert extract_robust(kept, CHOICES, OPTION_TEXTS)[0] == letter
+
+
+FRENCH = ("Est", "Ouest", "Nord-est", "Incertain")
+
+
+@given(
+    st.integers(0, 3),
+    st.integers(0, 3),
+    st.sampled_from([" {x}. {t}.", " {x}) {t}", "({x}) {t}\nA: Among options, the answer is {x}."]),
+)
+def test_a_letter_with_an_option_text_in_english_reads_as_that_text_says(
+    letter: int, named: int, form: str
+) -> None:
+    translated = EvalItem(3, "fr/3", "", "A", CHOICES, FRENCH, english_choice_texts=TEXTS)
+    output = form.format(x=CHOICES[letter], t=TEXTS[named])
+    read = score_mcr(translated, Response(text=output), mode="robust", few_shot=False)
+    assert read.answer == (CHOICES[letter] if letter == named else None)
+    if letter != named:
+        assert read.detail is not None and read.detail.endswith("(in English)")
+    alone = EvalItem(3, "fr/3", "", "A", CHOICES, FRENCH)  # no English texts: the letter
+    assert (
+        score_mcr(alone, Response(text=output), mode="robust", few_shot=False).answer
+        == (CHOICES[letter])
+    )

@@ -24,6 +24,8 @@ class EvalItem:
     across settings (e.g. ``"hypernym/3"`` or ``"en/17"``). ``choices`` are the answer letters
     (``("A", "B")`` for ConvRe), ``choice_texts`` the text behind each letter, ``gold`` the correct
     letter. ``labels`` hold what analyses group by (relation, source KG, category, language, ...).
+    ``english_choice_texts`` are the choice texts of the English item this one translates (MCR
+    French and Korean), empty otherwise: readers use them to catch an answer given in English.
     """
 
     index: int
@@ -33,6 +35,7 @@ class EvalItem:
     choices: tuple[str, ...]
     choice_texts: tuple[str, ...]
     labels: Mapping[str, Any] = field(default_factory=dict)
+    english_choice_texts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ seeds 11, 13 and 17, other items; the model folder is named ``gguf-smollm2`` /
     python tests/reading_corpus/collect.py [--seed-in-id] SWEEP_OUT [SWEEP_OUT ...] > raw.jsonl
 
 writes one row per record with an output (the text the reader reads: for MCR zero-shot CoT
-the answer-extraction reply), joined with the item's choices and choice texts. Exact repeats
+the answer-extraction reply), joined with the item's choices and choice texts (and, for MCR
+French and Korean, the English item's option texts, ``english_choice_texts``). Exact repeats
 of an output (same benchmark, language, setting kind and text) are kept once. Row ids are
 ``model/folder/index``; the folder names repeat from seed to seed, so from the fourth round on
 (seeds 19, 23, 29: ``sweeps/gguf-s19*.yaml``, ``gguf-s23.yaml``, ``gguf-s29.yaml``; then
@@ -64,23 +65,25 @@ def folder_rows(folder: Path, model: str, *, seed_in_id: bool = False) -> list[d
             continue
         item = items[index]
         text = second if second is not None else output
-        rows.append(
-            {
-                "id": f"{model}/{name}/{index}",
-                "source": "real",
-                "benchmark": bench,
-                "language": language,
-                "setting": kind,
-                "model": model,
-                "cot": bench == "convre" and kind.startswith("cot"),
-                "few_shot": bench != "convre" and kind == "fs",
-                "choices": list(item.choices),
-                "choice_texts": list(item.choice_texts),
-                "gold": item.gold,
-                "output": text,
-                "top_logprobs": record.get("top_logprobs") if bench == "convre" else None,
-            }
-        )
+        row = {
+            "id": f"{model}/{name}/{index}",
+            "source": "real",
+            "benchmark": bench,
+            "language": language,
+            "setting": kind,
+            "model": model,
+            "cot": bench == "convre" and kind.startswith("cot"),
+            "few_shot": bench != "convre" and kind == "fs",
+            "choices": list(item.choices),
+            "choice_texts": list(item.choice_texts),
+            "english_choice_texts": list(item.english_choice_texts),
+            "gold": item.gold,
+            "output": text,
+            "top_logprobs": record.get("top_logprobs") if bench == "convre" else None,
+        }
+        if not item.english_choice_texts:
+            del row["english_choice_texts"]
+        rows.append(row)
     return rows
 
 

@@ -4,11 +4,13 @@
 hand-written outputs of the kinds the readers used to misread. Each row: ``id``, ``source``
 (``real``/``written``), ``benchmark``, ``language``, ``setting``, ``model``, ``cot`` (ConvRe
 settings 8 and 11), ``few_shot`` (MCR/compose native ``fs``), ``choices``, ``choice_texts``,
-``gold``, ``output`` (the text the reader reads), ``top_logprobs`` (the first generated token's
-alternatives, or null), ``label`` (the answer a careful person reads; null: no readable answer,
-or a hedge) and ``split`` (``dev`` or ``heldout``); every held-out real row was read by a second
-person too (``second_label``, ``second_note``), blind to the first: those of seeds 31 to 61 as
-they were collected, the earlier ones afterwards, from the written guide ``LABELLING.md``.
+``english_choice_texts`` (MCR French and Korean rows only: the option texts of the English
+item at the same position), ``gold``, ``output`` (the text the reader reads), ``top_logprobs``
+(the first generated token's alternatives, or null), ``label`` (the answer a careful person
+reads; null: no readable answer, or a hedge) and ``split`` (``dev`` or ``heldout``); every
+held-out real row was read by a second person too (``second_label``, ``second_note``), blind
+to the first: those of seeds 31 to 61 as they were collected, the earlier ones afterwards, from
+the written guide ``LABELLING.md``.
 
 The split was made once by :func:`assign_split` with :data:`SEED` and is stored in the rows;
 the tests check that the stored split is still the seed's. Readers are fixed on ``dev`` and
@@ -59,6 +61,7 @@ def read(row: dict[str, Any]) -> str | None:
         gold=row["gold"],
         choices=tuple(row["choices"]),
         choice_texts=tuple(row["choice_texts"]),
+        english_choice_texts=tuple(row.get("english_choice_texts", ())),
     )
     top = row.get("top_logprobs")
     logprobs = ({k: float(v) for k, v in top.items() if v is not None},) if top else None

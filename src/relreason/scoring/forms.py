@@ -58,11 +58,13 @@ _CAPITALS = re.compile(r"[ \t]*([A-Z]{3,})(?![A-Za-z])")
 
 def abbreviated_option(text: str, choice_texts: tuple[str, ...]) -> int | None:
     """Return the index of the one option whose text begins with the capitals that open
-    ``text`` ("INC" for "Incertain"), three or more of them; None otherwise. Never raises."""
+    ``text`` ("INC" for "Incertain"), three or more of them, or, from six capitals on, with all
+    of them but the last (a garbled ending: "INCERTY"); None otherwise. Never raises."""
     found = _CAPITALS.match(text)
     if found is None:
         return None
     key = found.group(1).casefold()
+    key = key[:-1] if len(key) >= 6 else key
     starts = [i for i, t in enumerate(normalized_choices(choice_texts)) if t.startswith(key)]
     return starts[0] if len(starts) == 1 else None
 

@@ -276,6 +276,26 @@ def load_questions(language: str, data_dir: Path | str | None = None) -> list[Qu
     return list(_load_file(path).questions)
 
 
+def english_options(
+    questions: tuple[Question, ...] | list[Question], data_dir: Path | str | None = None
+) -> tuple[tuple[str, ...], ...] | None:
+    """Return the option texts of the English question each of ``questions`` translates, or None
+    when the English file does not align with them.
+
+    The French and Korean files are the English one translated item by item: the same number
+    of questions, each with as many options and its gold option at the same position. The
+    Chinese and Japanese files are not (other lengths), and neither is a file that differs
+    anywhere, so they get None. Raises ``DataError`` as ``load_questions`` does.
+    """
+    english = _load_file(data_file("mcr", question_file("en"), data_dir)).questions
+    if len(english) != len(questions):
+        return None
+    for question, original in zip(questions, english, strict=True):
+        if len(question.options) != len(original.options) or question.gold != original.gold:
+            return None
+    return tuple(original.options for original in english)
+
+
 # --- exemplars -----------------------------------------------------------------------------
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "another_candidate",
     "article_option",
     "bare_cues",
+    "inflected_option",
     "label_letter",
     "label_run",
     "labels_only",
@@ -38,6 +39,8 @@ _OR = re.compile(r"[ \t]*(?:[,/、]|\b(?i:or|ou)\b|或|か|또는)[ \t]*")
 _LABELS_FIRST = re.compile(r"\s*\(?([A-G])\)[ \t]*\(?([A-G])\)")
 _SENTENCE = re.compile(r"[。.!?！？\n]")
 _CLAUSE = re.compile(r"[、,，]")
+_KANA_ENDING = re.compile(r"[\u3041-\u3096]$")  # a hiragana ending: 含む, 大きい
+_KANA = re.compile(r"[\u3041-\u3096]")
 _LONE_LETTER = re.compile(r"[ \t]*[(\[]?([A-G])[)\]]?[ \t]*[.]?[ \t]*(?:\n|$)")
 LABEL = re.compile(
     rf"(?=[(A-G \t*])(?:(?<![{_LATIN}])(?:\(([A-G])\)|([A-G])\))"
@@ -152,6 +155,22 @@ def article_option(text: str, choice_texts: tuple[str, ...]) -> int | None:
     return match_option_text(text[article.end() :], choice_texts, prefix=True)
 
 
+def inflected_option(text: str, choice_texts: tuple[str, ...]) -> int | None:
+    """Return the one option written in Japanese with a hiragana ending (a verb or adjective:
+    "中に含む") whose stem opens ``text`` with another ending ("中に含んでいます"), or None."""
+    line = normalize_text(text.split("\n", 1)[0][:256])
+    found = [
+        i
+        for i, option in enumerate(normalized_choices(choice_texts))
+        if len(option) >= 3
+        and _KANA_ENDING.search(option)
+        and line.startswith(option[:-1])
+        and _KANA.match(line, len(option) - 1)
+        and not line.startswith(option)
+    ]
+    return found[0] if len(found) == 1 else None
+
+
 def letter_after(text: str, letter: str, choices: tuple[str, ...]) -> int | None:
     """Return the index of another choice whose bare letter is all that follows a label on
     its line ("D) C": two letters), or None."""
@@ -183,15 +202,16 @@ def option_after(
     """Return the option named right after the label ``letter`` (``rest`` is the text after
     it; ``line_start``: a "C." or "C:" label at a line's start, which names an option only by
     another option's whole line), or None: "C) <text>", "C) Ni l'un" (B's text cut off), "A)
-    10" (C is "10歳"), "B) L'épouse" (C is "Épouse"), "D) C" (the letter C), "D) どちらか
-    というと、後に着いた。" (a remark whose last clause is A's text), and "C) <C's text>, <B's
-    text>" (B: two candidates)."""
+    10" (C is "10歳"), "B) 中に含んでいます" (C is "中に含む"), "B) L'épouse" (C is "Épouse"),
+    "D) C" (the letter C), "D) どちらかというと、後に着いた。" (a remark whose last clause is A's
+    text), and "C) <C's text>, <B's text>" (B: two candidates)."""
     if line_start:  # "A. The same age." where C is "The same age"
         return match_option_text(rest.split("\n", 1)[0], choice_texts)
     named = match_option_text(rest, choice_texts, prefix=True)
     named = cut_option_text(rest, choice_texts) if named is None else named
     named = number_option(rest, choice_texts) if named is None else named
     named = article_option(rest, choice_texts) if named is None else named
+    named = inflected_option(rest, choice_texts) if named is None else named
     if named is None:
         named = letter_after(rest, letter, choices)
     if named is None:  # "D) どちらかというと、後に着いた。": a remark ending in A's text

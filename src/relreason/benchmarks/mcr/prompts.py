@@ -23,6 +23,7 @@ from relreason.benchmarks.mcr.data import (
     Mode,
     _load_file,
     _LoadedFile,
+    english_options,
     load_exemplars,
     normalize_language,
     normalize_method,
@@ -82,6 +83,7 @@ def _items(
     if key is not None:
         prefix, source = _exemplar_block(exemplars, key, data_dir)
     suffix = ZS_SUFFIX if method == "zs" else ZSC_TRIGGER if method == "zsc" else ""
+    english = english_options(loaded.questions, data_dir) if code != "en" else None
     items = tuple(
         EvalItem(
             index=q.index,
@@ -95,6 +97,7 @@ def _items(
                 "categories": list(q.categories),
                 "n_options": len(q.options),
             },
+            english_choice_texts=english[q.index] if english is not None else (),
         )
         for q, block, letters in zip(loaded.questions, loaded.blocks, loaded.letters, strict=True)
     )
@@ -113,8 +116,10 @@ def build_items(
 
     ``exemplars`` (few-shot methods only): a mapping of exemplar blocks, a path to a JSON file
     of them, or None for the official ones. item_id is ``"<code>/<index>"``; labels hold
-    ``language``, ``categories`` (English) and ``n_options``. Raises ``UsageError`` for an unknown
-    language/method or bad exemplars mapping, ``DataError`` for malformed data files.
+    ``language``, ``categories`` (English) and ``n_options``; French and Korean items carry the
+    English item's option texts (``english_choice_texts``, see ``data.english_options``). Raises
+    ``UsageError`` for an unknown language/method or bad exemplars mapping, ``DataError`` for
+    malformed data files.
     """
     code = normalize_language(language)
     return list(_items(code, normalize_method(method), data_dir, exemplars)[0])

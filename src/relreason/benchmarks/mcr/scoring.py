@@ -164,7 +164,9 @@ def score_mcr(
     is ``"no_answer"``. Paper mode records the letters found in ``detail``; with none or several
     the answer is None, status ``unparseable``, method ``paper_rule_cleanup`` (the item the
     official code sent to its clean-up model). ``few_shot`` is true for native few-shot (``fs``)
-    only. Raises UsageError for an unknown mode.
+    only. A translated item's answer is also read against the English option texts: a letter
+    followed by another option's English text is no answer. Raises UsageError for an unknown
+    mode.
     """
     if mode not in ("paper", "robust"):
         raise UsageError(f"unknown MCR scoring mode {mode!r}; expected 'paper' or 'robust'")
@@ -180,6 +182,10 @@ def score_mcr(
             answer, status, _paper_method(letters), _paper_detail(letters, item.choices)
         )
     letter, method, detail = _read_robust(text, item.choices, item.choice_texts)
+    if letter is not None and item.english_choice_texts:  # "A. The same person." (E in English)
+        english = _read_robust(text, item.choices, item.english_choice_texts)[2]
+        if english is not None and english.startswith("contradictory"):
+            letter, method, detail = None, "none", f"{english} (in English)"
     return Extraction(letter, status_for(letter, item.gold, empty=False), method, detail)
 
 
