@@ -175,29 +175,47 @@ def test_task_description_rebuilds_the_task(shared_data: Path, tmp_path: Path) -
 
 def test_translated_items_carry_the_english_option_texts(shared_data: Path) -> None:
     english = _raw(shared_data, "en")
-    for code in ("fr", "ko"):  # translated item by item: the English item at each position
+    for code in ("fr", "ko", "ja"):  # translated item by item (ja: less English question 511)
         items = mcr.build_items(code, "zs", data_dir=shared_data)
-        raw = _raw(shared_data, code)
+        originals = english[:511] + english[512:] if code == "ja" else english
         assert [item.english_choice_texts for item in items] == [
-            tuple(entry["options"]) for entry in english
+            tuple(entry["options"]) for entry in originals
         ]
-        pairs = zip(raw, english, strict=True)
+        pairs = zip(_raw(shared_data, code), originals, strict=True)
         assert all(len(a["options"]) == len(b["options"]) for a, b in pairs)
-    for code in ("en", "zh", "ja"):  # the English file itself; other lengths: not aligned
+    for code in ("en", "zh"):  # the English file itself; other questions
         items = mcr.build_items(code, "zs", data_dir=shared_data)
         assert all(item.english_choice_texts == () for item in items)
 
 
+@pytest.mark.parametrize(
+    ("change", "aligned"),
+    [
+        ("fewer options in one item", False),
+        ("the gold moved in one item", True),  # one pair in a hundred may differ
+        ("the gold moved in twenty items", False),
+        ("one question dropped", True),
+        ("two questions dropped", False),
+    ],
+)
 def test_a_french_file_out_of_step_with_the_english_one_gets_no_english_texts(
-    data_copy: Path,
+    data_copy: Path, change: str, aligned: bool
 ) -> None:
     path = data_copy / "mcr" / "composition_french.json"
     raw = json.loads(path.read_text(encoding="utf-8"))
-    raw[7]["options"] = raw[7]["options"][:2]
-    raw[7]["correct"] = raw[7]["options"][0]
+    if change == "fewer options in one item":
+        raw[7]["options"] = raw[7]["options"][:2]
+        raw[7]["correct"] = raw[7]["options"][0]
+    for i in range(
+        {"the gold moved in one item": 1, "the gold moved in twenty items": 20}.get(change, 0)
+    ):
+        options = raw[i]["options"]
+        raw[i]["correct"] = options[(options.index(raw[i]["correct"]) + 1) % len(options)]
+    if change.endswith("dropped"):
+        del raw[600 : 601 if change.startswith("one") else 602]
     path.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
     items = mcr.build_items("fr", "zs", data_dir=data_copy)
-    assert all(item.english_choice_texts == () for item in items)
+    assert all(bool(item.english_choice_texts) == aligned for item in items)
 
 
 def test_random_guess_reproduces_the_paper(shared_data: Path) -> None:

@@ -25,7 +25,7 @@ class EvalItem:
     (``("A", "B")`` for ConvRe), ``choice_texts`` the text behind each letter, ``gold`` the correct
     letter. ``labels`` hold what analyses group by (relation, source KG, category, language, ...).
     ``english_choice_texts`` are the choice texts of the English item this one translates (MCR
-    French and Korean), empty otherwise: readers use them to catch an answer given in English.
+    French, Korean, Japanese), empty otherwise: readers use them to catch answers in English.
     """
 
     index: int

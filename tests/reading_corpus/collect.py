@@ -10,23 +10,23 @@ seeds 11, 13 and 17, other items; the model folder is named ``gguf-smollm2`` /
 
     python tests/reading_corpus/collect.py [--seed-in-id] SWEEP_OUT [SWEEP_OUT ...] > raw.jsonl
 
-writes one row per record with an output (the text the reader reads: for MCR zero-shot CoT
-the answer-extraction reply), joined with the item's choices and choice texts (and, for MCR
-French and Korean, the English item's option texts, ``english_choice_texts``). Exact repeats
+writes one row per record with an output (the text the reader reads: for MCR zero-shot CoT the
+answer-extraction reply), joined with the item's choices and choice texts (and, for MCR French,
+Korean and Japanese, the English item's option texts, ``english_choice_texts``). Exact repeats
 of an output (same benchmark, language, setting kind and text) are kept once. Row ids are
 ``model/folder/index``; the folder names repeat from seed to seed, so from the fourth round on
-(seeds 19, 23, 29: ``sweeps/gguf-s19*.yaml``, ``gguf-s23.yaml``, ``gguf-s29.yaml``; then
-seeds 31, 37, 41: ``gguf-s31*.yaml``, ``gguf-s37.yaml``, ``gguf-s41.yaml``; then seeds 43,
-47, 53: ``gguf-s43*.yaml``, ``gguf-s47.yaml``, ``gguf-s53.yaml``; then seeds 59, 61, held-out
-rows only: ``gguf-s59.yaml``, ``gguf-s61.yaml``; then seeds 67, 71, 73, 79, held-out rows only:
+(seeds 19, 23, 29: ``sweeps/gguf-s19*.yaml``, ``gguf-s23.yaml``, ``gguf-s29.yaml``; then seeds
+31, 37, 41: ``gguf-s31*.yaml``, ``gguf-s37.yaml``, ``gguf-s41.yaml``; then seeds 43, 47, 53:
+``gguf-s43*.yaml``, ``gguf-s47.yaml``, ``gguf-s53.yaml``; then seeds 59, 61, held-out rows only:
+``gguf-s59.yaml``, ``gguf-s61.yaml``; then seeds 67, 71, 73, 79, held-out rows only:
 ``gguf-s67.yaml``, ``gguf-s71.yaml``, ``gguf-s73-mcr.yaml``, ``gguf-s79-mcr.yaml``; then seeds
-83, 89, held-out rows only: ``gguf-s83.yaml``, ``gguf-s89.yaml``)
-``--seed-in-id`` puts the run's seed into the folder part (``gguf-smollm2/mcr-en-zs-s19/12``).
-Rows that repeat one already in ``real.jsonl`` (same key) were dropped before labelling. A
-person then writes each row's ``label`` and ``note``, before looking at what the readers make
-of it; ConvRe rows whose text gives no answer get the log-probability fallback's letter when it
-has one (as the written cases do), noted in ``note``; ``split`` is
-``corpus.assign_split(id)``. Nothing here is imported by the tests.
+83, 89, held-out rows only: ``gguf-s83.yaml``, ``gguf-s89.yaml``; then seeds 97, 101, held-out
+rows only: ``gguf-s97.yaml``, ``gguf-s101.yaml``). ``--seed-in-id`` puts the run's seed into the
+folder part (``gguf-smollm2/mcr-en-zs-s19/12``). Rows that repeat one already in ``real.jsonl``
+(same key) were dropped before labelling. A person then writes each row's ``label`` and
+``note``, before looking at what the readers make of it; ConvRe rows whose text gives no answer
+get the log-probability fallback's letter when it has one (as the written cases do), noted in
+``note``; ``split`` is ``corpus.assign_split(id)``. Nothing here is imported by the tests.
 """
 
 from __future__ import annotations

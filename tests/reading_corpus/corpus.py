@@ -4,7 +4,7 @@
 hand-written outputs of the kinds the readers used to misread. Each row: ``id``, ``source``
 (``real``/``written``), ``benchmark``, ``language``, ``setting``, ``model``, ``cot`` (ConvRe
 settings 8 and 11), ``few_shot`` (MCR/compose native ``fs``), ``choices``, ``choice_texts``,
-``english_choice_texts`` (MCR French and Korean rows only: the option texts of the English
+``english_choice_texts`` (MCR French, Korean and Japanese rows only: the option texts of the English
 item at the same position), ``gold``, ``output`` (the text the reader reads), ``top_logprobs``
 (the first generated token's alternatives, or null), ``label`` (the answer a careful person
 reads; null: no readable answer, or a hedge) and ``split`` (``dev`` or ``heldout``); every

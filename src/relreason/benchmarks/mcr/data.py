@@ -283,17 +283,29 @@ def english_options(
     when the English file does not align with them.
 
     The French and Korean files are the English one translated item by item: the same number
-    of questions, each with as many options and its gold option at the same position. The
-    Chinese and Japanese files are not (other lengths), and neither is a file that differs
-    anywhere, so they get None. Raises ``DataError`` as ``load_questions`` does.
+    of questions, each with as many options, the gold option at the same position. The Japanese
+    file is too, less one question (English 511) and with one gold answer of its own (1059 in
+    the file). Aligned means: at most one English question left out, every pair with as many
+    options and at least 99% of the pairs with the same gold position; the Chinese file (other
+    questions) and any file that differs more get None. Raises ``DataError`` as
+    ``load_questions`` does.
     """
     english = _load_file(data_file("mcr", question_file("en"), data_dir)).questions
-    if len(english) != len(questions):
+    gaps = len(english) - len(questions)  # English questions left untranslated: 0 or 1
+    if gaps not in (0, 1):
         return None
-    for question, original in zip(questions, english, strict=True):
-        if len(question.options) != len(original.options) or question.gold != original.gold:
-            return None
-    return tuple(original.options for original in english)
+    offset = 0
+    pairs: list[Question] = []
+    for i, question in enumerate(questions):
+        if len(question.options) != len(english[i + offset].options):
+            offset += 1  # the English question here has no translation
+            if offset > gaps or len(question.options) != len(english[i + offset].options):
+                return None
+        pairs.append(english[i + offset])
+    same_gold = sum(q.gold == o.gold for q, o in zip(questions, pairs, strict=True))
+    if same_gold < 0.99 * len(questions):
+        return None
+    return tuple(original.options for original in pairs)
 
 
 # --- exemplars -----------------------------------------------------------------------------

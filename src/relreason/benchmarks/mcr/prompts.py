@@ -116,10 +116,10 @@ def build_items(
 
     ``exemplars`` (few-shot methods only): a mapping of exemplar blocks, a path to a JSON file
     of them, or None for the official ones. item_id is ``"<code>/<index>"``; labels hold
-    ``language``, ``categories`` (English) and ``n_options``; French and Korean items carry the
-    English item's option texts (``english_choice_texts``, see ``data.english_options``). Raises
-    ``UsageError`` for an unknown language/method or bad exemplars mapping, ``DataError`` for
-    malformed data files.
+    ``language``, ``categories`` (English) and ``n_options``; French, Korean and Japanese items
+    carry the English item's option texts (``english_choice_texts``, see
+    ``data.english_options``). Raises ``UsageError`` for an unknown language/method or bad
+    exemplars mapping, ``DataError`` for malformed data files.
     """
     code = normalize_language(language)
     return list(_items(code, normalize_method(method), data_dir, exemplars)[0])
