@@ -62,14 +62,7 @@ LABELLED_OTHERWISE = {
 row named first in each value), which the readers follow: the person's two readings disagree,
 so neither can be held against the reader. Counted in the printed figures, left out of the
 target."""
-BELOW_TARGET: dict[tuple[str, str], str] = {
-    ("convre", "en"): "one misreading among round 10's held-out rows (seeds 97, 101), measured"
-    " unseen, not looked at yet",
-    ("mcr", "ko"): "two misreadings among round 10's held-out rows (seeds 97, 101), measured"
-    " unseen, not looked at yet",
-    ("compose", "zh"): "one misreading among round 10's held-out rows (seeds 97, 101), measured"
-    " unseen, not looked at yet",
-}
+BELOW_TARGET: dict[tuple[str, str], str] = {}
 """Cells whose held-out agreement is below the target, with the misreadings that put it there
 (measured on rows not yet looked at, or named)."""
 MEASURED_ONLY = re.compile(r"-s(?:59|61|67|71|73|79|83|89|97|101|103|107)/")

@@ -1,10 +1,11 @@
-"""Properties of what may follow an MCR label (issue 20): another option's text after the
-label's own and a comma or "or" (``another_candidate``: two candidates), a bare other letter
+"""Properties of what may follow an MCR label (issue 20): another option's text after the label's
+own and a comma or "or" (``another_candidate``: two candidates), a bare other letter
 (``letter_after``: "D) C"), an option's text after a French article (``article_option``:
 "L'épouse" is the option "Épouse"), a Japanese option's text inflected (``inflected_option``:
-"中に含んでいます" is "中に含む"), a garbled capital answer (``abbreviated_option``: "INCERTY"
-is "Incertain"), labels cut to initials (``labels_only``) and a sentence
-repeated under successive labels (``label_run``: no listing)."""
+"中に含んでいます" is "中に含む"), a garbled capital answer (``abbreviated_option``: "INCERTY" is
+"Incertain"), a CJK sentence that ends with an option's text (``ending_option``), labels cut to
+initials (``labels_only``) and a sentence repeated under successive labels (``label_run``: no
+listing)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from relreason.benchmarks.mcr.labels import (
     another_candidate,
     article_option,
+    ending_option,
     inflected_option,
     label_run,
     labels_only,
@@ -123,3 +125,19 @@ def test_capitals_with_a_garbled_last_letter_name_the_one_option_they_begin(
     begins = [o for o in options if o.casefold().startswith(word[:5].casefold())]
     expected = index if len(begins) == 1 else None
     assert abbreviated_option(f" {capitals}.", tuple(options)) == expected
+
+
+HANGUL = st.text(alphabet="가나다라마바사아자차카타파하", min_size=2, max_size=4)
+
+
+@given(st.lists(HANGUL, min_size=2, max_size=4, unique=True), st.data(), HANGUL)
+def test_a_cjk_sentence_ending_with_one_option_text_names_it(
+    options: list[str], data: st.DataObject, lead: str
+) -> None:
+    index = data.draw(st.integers(0, len(options) - 1))
+    sentence = f"{lead}와 {options[index]}"
+    ends = [o for o in options if sentence.endswith(o)]
+    longest = max(len(o) for o in ends)
+    expected = [i for i, o in enumerate(options) if o in ends and len(o) == longest]
+    assert ending_option(sentence, tuple(options)) == (expected[0] if len(expected) == 1 else None)
+    assert ending_option("The sentence ends with east", ("East", "West")) is None  # not CJK

@@ -209,6 +209,9 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
         named = match_option_text(labelled.group(3), choice_texts, prefix=True)
         if named is not None and LETTERS[named] != letter:
             return _Read(None, "none", f"contradictory: {letter} followed by the other choice")
+        later = _final_statement(text, len(first), choice_texts) if named is None else None
+        if later is not None and later.letter not in (None, letter):  # "A: <remark>\nAnswer: B"
+            return _Read(None, "none", f"two answers: {letter} with a remark, then {later.letter}")
         return _Read(letter, "clean")
     with_text = _LETTER_TEXT.fullmatch(first)
     if with_text is not None:

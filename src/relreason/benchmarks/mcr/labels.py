@@ -21,6 +21,7 @@ __all__ = [
     "another_candidate",
     "article_option",
     "bare_cues",
+    "ending_option",
     "inflected_option",
     "label_letter",
     "label_run",
@@ -41,6 +42,7 @@ _SENTENCE = re.compile(r"[。.!?！？\n]")
 _CLAUSE = re.compile(r"[、,，]")
 _KANA_ENDING = re.compile(r"[\u3041-\u3096]$")  # a hiragana ending: 含む, 大きい
 _KANA = re.compile(r"[\u3041-\u3096]")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _LONE_LETTER = re.compile(r"[ \t]*[(\[]?([A-G])[)\]]?[ \t]*[.]?[ \t]*(?:\n|$)")
 LABEL = re.compile(
     rf"(?=[(A-G \t*])(?:(?<![{_LATIN}])(?:\(([A-G])\)|([A-G])\))"
@@ -171,6 +173,20 @@ def inflected_option(text: str, choice_texts: tuple[str, ...]) -> int | None:
     return found[0] if len(found) == 1 else None
 
 
+def ending_option(sentence: str, choice_texts: tuple[str, ...]) -> int | None:
+    """Return the option whose whole text ends a Chinese, Japanese or Korean ``sentence`` that
+    goes on before it ("남편과 아버지와 딸" ends with "아버지와 딸"), the longest such text, or
+    None (also for a sentence in other scripts: their words end sentences too often)."""
+    key = normalize_text(sentence[:256])
+    if _CJK.search(key) is None:
+        return None
+    keys = normalized_choices(choice_texts)
+    ends = [i for i, o in enumerate(keys) if 2 <= len(o) < len(key) and key.endswith(o)]
+    longest = max((len(keys[i]) for i in ends), default=0)
+    best = [i for i in ends if len(keys[i]) == longest]
+    return best[0] if len(best) == 1 else None
+
+
 def letter_after(text: str, letter: str, choices: tuple[str, ...]) -> int | None:
     """Return the index of another choice whose bare letter is all that follows a label on
     its line ("D) C": two letters), or None."""
@@ -215,7 +231,9 @@ def option_after(
     if named is None:
         named = letter_after(rest, letter, choices)
     if named is None:  # "D) どちらかというと、後に着いた。": a remark ending in A's text
-        return match_option_text(_CLAUSE.split(_SENTENCE.split(rest, 1)[0])[-1], choice_texts)
+        sentence = _SENTENCE.split(rest, 1)[0]
+        named = match_option_text(_CLAUSE.split(sentence)[-1], choice_texts)
+        return ending_option(sentence, choice_texts) if named is None else named
     if named < len(choices) and choices[named] != letter and _sentence(rest, choice_texts[named]):
         return None  # "A) Angie sort maintenant avec Cheng.": a made-up sentence, not B's text
     if named < len(choices) and choices[named] == letter:

@@ -97,8 +97,8 @@ _NEW_TURN = re.compile(
     r"|(?i:step|étape)[ \t]*\d+[ \t]*:?|(?i:therefore,\s+among\s+options,\s+the\s+answer\s+is))"
 )
 _NEGATED = re.compile(r"(?i:\bnot|n't|\bpas)[ \t]*[(\[]?$")
-_TAKEN_BACK = re.compile(
-    r"(?i:\banswer\s+is\s+not\s+(?:(?:a|the|an)\s+)?"
+_TAKEN_BACK = re.compile(  # not after "because": a reason, not a retraction
+    r"(?i:(?<!because\sthe\s)\banswer\s+is\s+not\s+(?:(?:a|the|an)\s+)?"
     r"(?:correct|true|right|valid|certain(?:ty)?|sure|clear|known|match)\b"
     r"|\banswer\s+is\s+not\s+(?:among|in|one\s+of)\s+the\s+(?:options|choices)\b"
     r"|\bwhich\s+is\s+not\s+the\s+(?:correct\s+)?answer\b)"
