@@ -91,6 +91,8 @@ def bare_cues(text: str) -> set[int]:
     return set(bare) if len(bare) >= 2 else set()
 
 
+_BARE_LABEL_LINE = re.compile(r"[ \t*:]*\(?([A-G])[):][ \t]*")  # "C." answers
+_CUT_LISTING = re.compile(r"[\s:]*\(?([A-G])\)[ \t]*([^\n()]+?)[ \t]+\(?([A-G])[).]\s*")
 _BARE_LINE = re.compile(r"^[ \t*]*[A-G][ \t]*:[ \t]*$", re.MULTILINE)
 
 
@@ -242,13 +244,25 @@ def option_after(
     return named
 
 
-def labels_only(text: str) -> bool:
+def labels_only(text: str, choice_texts: tuple[str, ...] = ()) -> bool:
     """Whether ``text`` opens with two successive labels and nothing between them ("B) C) D)
     E) Incertain"), or is three labels or more in rising order with at most two characters
-    after each (" A)\nC) E\nD) L": texts cut to initials): the labels listed back."""
+    after each (" A)\nC) E\nD) L": texts cut to initials), or bare labels only, one a line,
+    of three letters or more in order (" A) \nA: \nB: \nC:"; " C.\nA: \nB: \nC:" answers C), or a
+    label with its own option's text and then the next label, cut off (": A) Mike B.", with
+    ``choice_texts``; a bare letter, "C) Théo D", is a stray one): the labels listed back."""
     first = _LABELS_FIRST.match(text)
     if first is not None and ord(first.group(2)) == ord(first.group(1)) + 1:
         return True
+    lines = [line for line in text.split("\n") if line.strip()]
+    bare = [_BARE_LABEL_LINE.fullmatch(line) for line in lines]
+    found = [m.group(1) for m in bare if m is not None]
+    if len(found) == len(lines) and len(set(found)) >= 3 and found == sorted(found):
+        return True
+    cut = _CUT_LISTING.fullmatch(text)
+    if cut is not None and ord(cut.group(3)) == ord(cut.group(1)) + 1:
+        own = match_option_text(cut.group(2), choice_texts)
+        return own is not None and chr(65 + own) == cut.group(1)
     labels = list(LABEL.finditer(text))
     letters = [label_letter(m) for m in labels]
     if len(labels) < 3 or any(a >= b for a, b in itertools.pairwise(letters)):

@@ -99,7 +99,7 @@ _NEW_TURN = re.compile(
 _NEGATED = re.compile(r"(?i:\bnot|n't|\bpas)[ \t]*[(\[]?$")
 _TAKEN_BACK = re.compile(  # not after "because": a reason, not a retraction
     r"(?i:(?<!because\sthe\s)\banswer\s+is\s+not\s+(?:(?:a|the|an)\s+)?"
-    r"(?:correct|true|right|valid|certain(?:ty)?|sure|clear|known|match)\b"
+    r"(?:correct|true|right|valid|reliable|certain(?:ty)?|sure|clear|known|match)\b"
     r"|\banswer\s+is\s+not\s+(?:among|in|one\s+of)\s+the\s+(?:options|choices)\b"
     r"|\bwhich\s+is\s+not\s+the\s+(?:correct\s+)?answer\b)"
 )
@@ -229,6 +229,8 @@ def _read_robust(
         text = text[cue.end() :]
     if only_cues(text):
         return None, "none", "only bare label cues ('A:' on each line)"
+    if labels_only(text, choice_texts):  # " A) \nA: \nB: \nC:": before any turn is cut
+        return None, "none", _LISTED
     turn = _NEW_TURN.search(text)
     if turn is not None:
         if _listed_back(text, choices, choice_texts):  # "not A.\n\nA: 1.\nB: 2.\nC: 3."
@@ -260,7 +262,7 @@ def _read_text(
     if verdict is not None:
         return verdict, "statement", None
     found = _statements(text, choices, choice_texts)
-    if labels_only(text) or _listed_back(text, choices, choice_texts, found):
+    if labels_only(text, choice_texts) or _listed_back(text, choices, choice_texts, found):
         return None, "none", _LISTED
     rejected = {s.letter for s in found if _NEGATED.search(text, 0, s.position)}
     statements = [
