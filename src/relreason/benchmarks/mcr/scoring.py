@@ -330,7 +330,7 @@ def _statements(
                 found.append(Statement(after.start(1), letter, True, bad, other))
             continue
         rest = text[prefix.end() :]
-        named = match_option_text(rest, choice_texts, prefix=True)
+        named = match_option_text(rest.lstrip(" :："), choice_texts, prefix=True)
         if named is None and not rest.isascii():
             named = match_option_text(sentence_key(rest.lstrip(" :：")), choice_texts)
         if named is None:
