@@ -289,3 +289,12 @@ def test_question_block_property(question: str, options: list[str], pick: int) -
     assert block.startswith("Q: " + question.strip() + " Answer choices: A) ")
     assert block.endswith(" \nA:")
     assert options[ord(q.gold) - 65] == correct
+
+
+def test_without_the_english_file_french_items_build_without_english_texts(
+    data_copy: Path,
+) -> None:
+    (data_copy / "mcr" / "composition_english.json").unlink()
+    items = mcr.build_items("fr", "zs", data_dir=data_copy)
+    assert len(items) == SIZES["fr"]
+    assert all(item.english_choice_texts == () for item in items)

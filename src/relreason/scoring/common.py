@@ -21,6 +21,7 @@ __all__ = [
     "failed_extraction",
     "fallback_letter",
     "first_token_letter",
+    "is_cjk",
     "match_option_text",
     "normalize_output",
     "normalize_text",
@@ -167,7 +168,7 @@ def cut_option_text(text: str, choice_texts: tuple[str, ...]) -> int | None:
     three characters, or the beginning of several options' texts gives None. Never raises."""
     line = normalize_text(text.split("\n", 1)[0][:256])
     keys = normalized_choices(choice_texts)
-    cjk = all(_is_cjk(ch) for ch in line)
+    cjk = all(is_cjk(ch) for ch in line)
     if len(line) < (2 if cjk else 3) or line in keys:
         return None
     found = [
@@ -180,7 +181,7 @@ def cut_option_text(text: str, choice_texts: tuple[str, ...]) -> int | None:
     return found[0] if len(found) == 1 else None
 
 
-def _is_cjk(ch: str) -> bool:
+def is_cjk(ch: str) -> bool:
     """Whether ``ch`` is a Chinese, Japanese or Korean letter (their words have no spaces)."""
     return "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af"
 

@@ -287,10 +287,13 @@ def english_options(
     file is too, less one question (English 511) and with one gold answer of its own (1059 in
     the file). Aligned means: at most one English question left out, every pair with as many
     options and at least 99% of the pairs with the same gold position; the Chinese file (other
-    questions) and any file that differs more get None. Raises ``DataError`` as
-    ``load_questions`` does.
+    questions) and any file that differs more get None. The texts only help to read answers:
+    with no English file in the data folder, or a malformed one, the result is None too.
     """
-    english = _load_file(data_file("mcr", question_file("en"), data_dir)).questions
+    try:
+        english = _load_file(data_file("mcr", question_file("en"), data_dir)).questions
+    except DataError:
+        return None
     gaps = len(english) - len(questions)  # English questions left untranslated: 0 or 1
     if gaps not in (0, 1):
         return None

@@ -9,6 +9,7 @@ import re
 
 from relreason.scoring.common import (
     cut_option_text,
+    is_cjk,
     match_option_text,
     normalize_text,
     normalized_choices,
@@ -42,7 +43,6 @@ _SENTENCE = re.compile(r"[。.!?！？\n]")
 _CLAUSE = re.compile(r"[、,，]")
 _KANA_ENDING = re.compile(r"[\u3041-\u3096]$")  # a hiragana ending: 含む, 大きい
 _KANA = re.compile(r"[\u3041-\u3096]")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _LONE_LETTER = re.compile(r"[ \t]*[(\[]?([A-G])[)\]]?[ \t]*[.]?[ \t]*(?:\n|$)")
 LABEL = re.compile(
     rf"(?=[(A-G \t*])(?:(?<![{_LATIN}])(?:\(([A-G])\)|([A-G])\))"
@@ -180,7 +180,7 @@ def ending_option(sentence: str, choice_texts: tuple[str, ...]) -> int | None:
     goes on before it ("남편과 아버지와 딸" ends with "아버지와 딸"), the longest such text, or
     None (also for a sentence in other scripts: their words end sentences too often)."""
     key = normalize_text(sentence[:256])
-    if _CJK.search(key) is None:
+    if not any(is_cjk(ch) for ch in key):
         return None
     keys = normalized_choices(choice_texts)
     ends = [i for i, o in enumerate(keys) if 2 <= len(o) < len(key) and key.endswith(o)]
