@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from analysis_runs import answers, convre_description, record, write_run
-from relreason.analysis import convre as cv
 from relreason.analysis import load_runs
 from relreason.analysis.table import NotPossible
+from relreason.benchmarks.convre import analysis as cv
 
 REL = ["hypernym", "hypernym", "has part", "has part"]
 

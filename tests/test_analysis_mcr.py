@@ -9,10 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analysis_runs import answers, mcr_description, record, write_run
-from relreason.analysis import load_runs, mcr
-from relreason.analysis.convre import by_label
-from relreason.analysis.relations import count_relations
+from relreason.analysis import load_runs
 from relreason.analysis.table import NotPossible
+from relreason.benchmarks.convre.analysis import by_label
+from relreason.benchmarks.mcr import analysis as mcr
+from relreason.benchmarks.mcr.relations import count_relations
 
 
 @pytest.mark.parametrize(

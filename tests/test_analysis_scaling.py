@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from analysis_runs import answers, convre_description, write_run
 from relreason.analysis import load_runs
 from relreason.analysis.paper import published
-from relreason.analysis.scaling import (
+from relreason.benchmarks.convre.scaling import (
     TRENDS,
     classify_trend,
     paper_points,

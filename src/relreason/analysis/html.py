@@ -24,7 +24,7 @@ import pandas as pd
 from relreason import benchmarks
 from relreason.analysis.html_assets import SCRIPT, STYLE
 from relreason.analysis.load import Runs
-from relreason.analysis.relations import count_relations
+from relreason.benchmarks.mcr.relations import count_relations
 from relreason.analysis.report import Report, build_report
 from relreason.analysis.table import Table, cell_text
 from relreason.files import atomic_write_text

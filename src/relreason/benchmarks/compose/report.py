@@ -1,12 +1,12 @@
 """The compose benchmark's report section: accuracy by domain, hops, options and language
-beside chance and the first-option baseline (:func:`relreason.analysis.compose.compose_breakdown`),
+beside chance and the first-option baseline (:func:`relreason.benchmarks.compose.analysis.compose_breakdown`),
 drawn as one heatmap."""
 
 from __future__ import annotations
 
-from relreason.analysis.compose import compose_breakdown
 from relreason.analysis.sections import ReportInput, ReportSection, figures, with_figure
 from relreason.analysis.table import Table
+from relreason.benchmarks.compose.analysis import compose_breakdown
 
 
 def _breakdown(given: ReportInput) -> Table:

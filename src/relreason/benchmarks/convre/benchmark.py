@@ -226,7 +226,7 @@ class ConvRe(Benchmark[ConvReParams]):
 
     def settings_legend(self, settings: Sequence[Any]) -> str:
         """The paper's names of the settings run (its Tables 2-3)."""
-        from relreason.analysis.convre import settings_legend
+        from relreason.benchmarks.convre.analysis import settings_legend
 
         return settings_legend(settings)
 

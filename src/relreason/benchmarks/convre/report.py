@@ -1,16 +1,17 @@
 """ConvRe's report sections: Table 9 (with its figure beside the paper's lines), paired
 contrasts, accuracy per relation and source, Tables 6-8 (with the paper's figures for the
 models ``--compare`` maps) and the scaling trends (Figures 5 and 7). The analyses themselves are
-pure functions in :mod:`relreason.analysis.convre` and :mod:`relreason.analysis.scaling`."""
+pure functions in :mod:`relreason.benchmarks.convre.analysis` and :mod:`relreason.benchmarks.convre.scaling`."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from relreason.analysis import convre, scaling
 from relreason.analysis.paper import published, reference_csv, set_cell
 from relreason.analysis.sections import ReportInput, ReportSection, figures, with_figure
 from relreason.analysis.table import NotPossible, Table
+from relreason.benchmarks.convre import analysis as convre
+from relreason.benchmarks.convre import scaling
 
 _PACKAGE = __package__ or "relreason.benchmarks.convre"
 

@@ -1,14 +1,15 @@
 """MCR's report sections: Table 4, accuracy per category (Figure 2) and by number of relations
 (Figure 3), agreement between models (Table 5) and the exemplar ablation (Table 6), each with
 the paper's figures for the models ``--compare`` maps, and accuracy by number of options. The
-analyses themselves are pure functions in :mod:`relreason.analysis.mcr`."""
+analyses themselves are pure functions in :mod:`relreason.benchmarks.mcr.analysis`."""
 
 from __future__ import annotations
 
-from relreason.analysis import convre, mcr
 from relreason.analysis.paper import reference_csv, set_cell
 from relreason.analysis.sections import ReportInput, ReportSection, figures, with_figure
 from relreason.analysis.table import Table
+from relreason.benchmarks.convre import analysis as convre
+from relreason.benchmarks.mcr import analysis as mcr
 
 _PACKAGE = __package__ or "relreason.benchmarks.mcr"
 

@@ -11,10 +11,10 @@ from typing import Any
 import pandas as pd
 
 from relreason.analysis.load import Runs, run_label
-from relreason.analysis.relations import count_relations
 from relreason.analysis.setup import pick_runs
 from relreason.analysis.stats import accuracy_cell, paired
 from relreason.analysis.table import Drill, NotPossible, Table, number_text
+from relreason.benchmarks.mcr.relations import count_relations
 from relreason.records import wilson_interval
 
 LANGUAGES = ("en", "fr", "ja", "ko", "zh")
@@ -113,7 +113,7 @@ def _chance_row(part: Runs) -> dict[str, Any] | None:
 
 def relation_counts(runs: Runs) -> Table:
     """Figure 3: accuracy by the number of relations in the question (counted from its text by
-    :func:`relreason.analysis.relations.count_relations`), per run; says how many items could
+    :func:`relreason.benchmarks.mcr.relations.count_relations`), per run; says how many items could
     not be counted. Needs the ``question`` column (see ``attach_texts``)."""
     part = _mcr(runs)
     if "question" not in part.items.columns or part.items["question"].isna().all():
@@ -160,7 +160,7 @@ def relation_counts(runs: Runs) -> Table:
     shown = pd.DataFrame(shown_rows).reindex(
         columns=["model", "language", "method", "not counted", *map(str, counts)]
     )
-    note = "Relations counted from the question text (rule in relreason.analysis.relations)."
+    note = "Relations counted from the question text (rule in relreason.benchmarks.mcr.relations)."
     return Table(
         "mcr_relations",
         "MCR: accuracy by number of relations (paper Figure 3)",
