@@ -87,7 +87,8 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="make the runs here (reused when present)")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     args = parser.parse_args()
-    from relreason.analysis import build_report, load_runs, render_html
+    from relreason.analysis import load_runs
+    from relreason.report import build_report, render_html
 
     base = args.keep or Path(tempfile.mkdtemp(prefix="relreason-bench-"))
     folder = base / "runs"

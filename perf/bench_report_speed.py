@@ -85,7 +85,8 @@ def main() -> None:
     args = parser.parse_args()
     from rich.console import Console
 
-    from relreason.analysis import build_report, load_runs, render_html
+    from relreason.analysis import load_runs
+    from relreason.report import build_report, render_html
     from relreason.records import MANIFEST, load_records
 
     base = args.keep or Path(tempfile.mkdtemp(prefix="relreason-bench-"))

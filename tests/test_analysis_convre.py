@@ -8,6 +8,7 @@ import pytest
 
 from analysis_runs import answers, convre_description, record, write_run
 from relreason.analysis import load_runs
+from relreason.analysis.breakdowns import by_label
 from relreason.analysis.table import NotPossible
 from relreason.benchmarks.convre import analysis as cv
 
@@ -93,11 +94,11 @@ def test_contrast_normal_vs_converse_is_paired(folder: Path) -> None:
 
 def test_per_relation_and_source(folder: Path) -> None:
     runs = load_runs(folder)
-    table = cv.by_label(runs, "relation")
+    table = by_label(runs, "relation", "convre", "ConvRe")
     cell = table.data.set_index(["run_id", "relation"])
     assert cell.loc[("m1/s3", "hypernym"), "accuracy"] == 0.0
     assert cell.loc[("m1/s3", "has part"), "accuracy"] == 1.0
-    sources = cv.by_label(runs, "source").data.set_index(["run_id", "source"])
+    sources = by_label(runs, "source", "convre", "ConvRe").data.set_index(["run_id", "source"])
     assert sources.loc[("m1/s3", "ConceptNet"), "correct"] == 2
 
 

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from analysis_runs import answers, convre_description, write_run
-from relreason.analysis import render_html
+from relreason.report import render_html
 
 
 def _block(page: str, element_id: str) -> object:

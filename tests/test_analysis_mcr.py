@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from analysis_runs import answers, mcr_description, record, write_run
 from relreason.analysis import load_runs
+from relreason.analysis.breakdowns import by_label
 from relreason.analysis.table import NotPossible
-from relreason.benchmarks.convre.analysis import by_label
 from relreason.benchmarks.mcr import analysis as mcr
 from relreason.benchmarks.mcr.relations import count_relations
 
@@ -76,7 +76,7 @@ def test_table4(folder: Path) -> None:
 
 
 def test_categories_count_each(folder: Path) -> None:
-    data = by_label(load_runs(folder), "categories", "mcr").data
+    data = by_label(load_runs(folder), "categories", "mcr", "MCR").data
     m1 = data[data["run_id"] == "m1/en-zs"].set_index("categories")
     # item 0 (right) is Personal and Identity; item 1 (right) Personal; 2 right, 3 wrong Other
     assert (m1.loc["Personal", "n"], m1.loc["Personal", "accuracy"]) == (2, 1.0)

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from analysis_runs import answers, convre_description, mcr_description, write_run
-from relreason.analysis import build_report, export_items, format_table
+from relreason.analysis import export_items, format_table
+from relreason.report import build_report
 from relreason.errors import UsageError
 
 

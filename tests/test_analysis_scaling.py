@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from analysis_runs import answers, convre_description, write_run
 from relreason.analysis import load_runs
-from relreason.analysis.paper import published
+from relreason.report.paper import published
 from relreason.benchmarks.convre.scaling import (
     TRENDS,
     classify_trend,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from relreason.analysis.paper import paper_models
+from relreason.report.paper import paper_models
 from relreason.run.sweep import ModelEntry, load_sweep
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.yaml"))

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clihelp import run_cli, tiny_args, tiny_registered
-from relreason.analysis.runs_table import collect, format_rows
+from relreason.run.runs_table import collect, format_rows
 from relreason.errors import UsageError
 from relreason.models.baselines import BaselineBackend
 from relreason.records import load_records

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 import relreason
-from relreason.analysis import build_report, render_html
+from relreason.report import build_report, render_html
 from test_report_html import ARGS, CHROMIUM
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason=f"no Chromium at {CHROMIUM}")

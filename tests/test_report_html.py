@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from analysis_runs import answers, convre_description, mcr_description, write_run
-from relreason.analysis import render_html
+from relreason.report import render_html
 
 CHROMIUM = os.environ.get("RELREASON_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [

@@ -17,7 +17,8 @@ from rich.console import Console
 
 import relreason
 from analysis_runs import answers, convre_description, mcr_description, record, write_run
-from relreason.analysis import build_report, export_items, load_runs
+from relreason.analysis import export_items, load_runs
+from relreason.report import build_report
 from relreason.analysis.table import cell_text, number_text, p_text
 from relreason.cli import main
 
@@ -256,7 +257,7 @@ def test_unchanged_runs_come_from_the_cache(tmp_path: Path, monkeypatch) -> None
 
 
 def test_sweep_rows_tell_neutral_runs_and_count_running_ones(tmp_path: Path) -> None:
-    from relreason.analysis.runs_table import collect, format_rows
+    from relreason.run.runs_table import collect, format_rows
 
     runs = tmp_path / "runs"
     recs = answers("AB", "AB", relation="hypernym")

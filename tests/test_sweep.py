@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from relreason.analysis.paper import beside_paper, paper_figures
-from relreason.analysis.runs_table import collect
+from relreason.report.paper import beside_paper, paper_figures
+from relreason.run.runs_table import collect
 from relreason.errors import DataError
 from relreason.run.sweep import load_sweep, run_sweep
 

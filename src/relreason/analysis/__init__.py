@@ -1,15 +1,12 @@
-"""The papers' analyses over folders of runs, the report (terminal, text formats, one HTML file)
-and exports for notebooks; also plain rows of runs (``runs_table``) beside the papers' figures
-(``paper``) and two runs item by item (``compare``).
+"""The analysis library: folders of runs read as :class:`Runs`, statistics, breakdowns,
+tables and figures, exports for notebooks and two runs item by item (``compare``). It knows no
+benchmark by name and imports only ``records/`` and the base modules: each benchmark's analyses
+are in its package (``benchmarks/<name>/analysis.py``), the report that loops over the registered
+benchmarks in :mod:`relreason.report`. A benchmark's report sections are
+:class:`ReportSection` values.
 
-The analyses are pure functions over :class:`Runs`; the report is one loop over the general
-sections and every registered benchmark's own (``Benchmark.report_sections``, each a
-:class:`ReportSection`).
-
-    >>> from relreason.analysis import load_runs, build_report, render_html
+    >>> from relreason.analysis import load_runs
     >>> runs = load_runs("runs/table9")          # runs.runs, runs.items: pandas data frames
-    >>> report = build_report("runs/table9", {"openai:gpt-4": "gpt-4"})
-    >>> render_html(report, "report.html")
 
 The names below are imported on first use (pandas and matplotlib are slow to import).
 """
@@ -23,16 +20,10 @@ _WHERE = {
     "compare_runs": "relreason.analysis.compare",
     "export_items": "relreason.analysis.export",
     "items_table": "relreason.analysis.export",
-    "render_html": "relreason.analysis.html",
     "Runs": "relreason.analysis.load",
     "load_runs": "relreason.analysis.load",
-    "Report": "relreason.analysis.report",
     "ReportInput": "relreason.analysis.sections",
     "ReportSection": "relreason.analysis.sections",
-    "Section": "relreason.analysis.report",
-    "build_report": "relreason.analysis.report",
-    "beside_paper": "relreason.analysis.paper",
-    "collect": "relreason.analysis.runs_table",
     "FORMATS": "relreason.analysis.table",
     "Drill": "relreason.analysis.table",
     "NotPossible": "relreason.analysis.table",

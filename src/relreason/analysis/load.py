@@ -178,7 +178,6 @@ def _run_row(root: Path, folder: Path, manifest: Manifest, n_records: int) -> di
     n_items = manifest.n_items if "n_items" in manifest.model_fields_set else None
     complete = manifest.status == "complete"
     benchmark = description.get("benchmark", manifest.benchmark)
-    convre = benchmark == "convre"
     params = options.get("params") or {}
     model_options = model.get("options") or {}
     return {
@@ -189,8 +188,8 @@ def _run_row(root: Path, folder: Path, manifest: Manifest, n_records: int) -> di
         "model": model_label(spec, manifest.scoring, description.get("mode")),
         "spec": spec,
         "size": float(size) if isinstance(size, int | float) else None,
-        "task": description.get("task") if convre else None,
-        "setting": description.get("setting_id") if convre else None,
+        "task": description.get("task"),
+        "setting": description.get("setting_id"),
         "prompt": description.get("prompt"),
         "relation": description.get("relation"),
         "n_shot": description.get("n_shot"),

@@ -3,7 +3,7 @@ and the report's options) to a :class:`~relreason.analysis.table.Table`, raising
 :class:`~relreason.analysis.table.NotPossible` when the runs do not allow it.
 
 A benchmark declares its sections (``Benchmark.report_sections``); the report
-(:func:`relreason.analysis.report.build_report`) makes the general ones and every registered
+(:func:`relreason.report.report.build_report`) makes the general ones and every registered
 benchmark's, in registration order.
 """
 

@@ -143,8 +143,8 @@ def report(
     allow (terminal tables, --format for papers, --html for one self-contained page)."""
     import json
 
-    from relreason.analysis.paper import beside_paper
-    from relreason.analysis.runs_table import collect
+    from relreason.report.paper import beside_paper
+    from relreason.run.runs_table import collect
 
     mapping = _pairs(compare, "--compare", "PAPER_MODEL")
     sizes: dict[str, float] = {}
@@ -163,8 +163,9 @@ def report(
         rows = collect(folder)
         if not rows:
             raise UsageError(f"no run folders (with a manifest.json) under {folder}")
-    from relreason.analysis import build_report, load_runs, render_html
-    from relreason.analysis.paper import check_compare
+    from relreason.analysis import load_runs
+    from relreason.report import build_report, render_html
+    from relreason.report.paper import check_compare
 
     runs = load_runs(folder)  # UsageError when no run folder is there
     check_compare(runs, mapping)  # unknown specs or paper models: UsageError listing them

@@ -62,7 +62,7 @@ class SweepResult:
     rows: list[dict[str, Any]] = field(default_factory=list)
 
     def __str__(self) -> str:
-        from relreason.analysis.runs_table import format_rows
+        from relreason.run.runs_table import format_rows
 
         return format_rows(self.rows)
 
@@ -192,6 +192,6 @@ def run_sweep(
         run_on_ray(planned, sweep.options, ray, show=show_progress, rerun_changed=rerun_changed)
     else:
         run_coroutine(_arun_sweep(planned, sweep.options, data_dir, show_progress, rerun_changed))
-    from relreason.analysis.runs_table import collect
+    from relreason.run.runs_table import collect
 
     return SweepResult(collect(sweep.out))

@@ -7,13 +7,28 @@ from __future__ import annotations
 
 import pandas as pd
 
-from relreason.analysis.paper import published, reference_csv, set_cell
+from relreason.analysis import breakdowns
+from relreason.analysis.paper import reference_csv, set_cell
 from relreason.analysis.sections import ReportInput, ReportSection, figures, with_figure
 from relreason.analysis.table import NotPossible, Table
 from relreason.benchmarks.convre import analysis as convre
 from relreason.benchmarks.convre import scaling
 
 _PACKAGE = __package__ or "relreason.benchmarks.convre"
+
+
+def published() -> pd.DataFrame:
+    """ConvRe's Table 9 figures as rows (benchmark, model, task, setting, accuracy in 0..1), the
+    rows ``ConvRe.parse_reference`` reads: the prompt id is the setting, no empty accuracy."""
+    table = reference_csv(_PACKAGE, "paper_table9.csv").dropna(subset=["accuracy"])
+    rows = {
+        "benchmark": "convre",
+        "model": table["model"],
+        "task": table["task"],
+        "setting": table["prompt"].astype(int),
+        "accuracy": table["accuracy"].astype(float),
+    }
+    return pd.DataFrame(rows).reset_index(drop=True)
 
 
 def _paper(given: ReportInput) -> pd.DataFrame:
@@ -30,7 +45,7 @@ def _table9(given: ReportInput) -> Table:
 
 
 def _by_source(given: ReportInput) -> Table:
-    table = convre.by_label(given.runs, "source")
+    table = breakdowns.by_label(given.runs, "source", "convre", "ConvRe")
     return with_figure(table, lambda d: figures.heatmap(d, ["run_id"], "source"))
 
 
@@ -109,7 +124,7 @@ def _scaling(given: ReportInput) -> Table:
 SECTIONS = (
     ReportSection("ConvRe Table 9", _table9),
     ReportSection("ConvRe contrasts", lambda given: convre.contrasts(given.runs)),
-    ReportSection("ConvRe per relation", lambda given: convre.by_label(given.runs, "relation")),
+    ReportSection("ConvRe per relation", lambda given: breakdowns.by_label(given.runs, "relation", "convre", "ConvRe")),
     ReportSection("ConvRe per source", _by_source),
     ReportSection("ConvRe Table 6", _table6),
     ReportSection("ConvRe Table 7", _table7),

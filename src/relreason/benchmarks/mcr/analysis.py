@@ -1,7 +1,7 @@
 """MCR analyses: Table 4 (models x languages x methods), accuracy by number of relations
 (Figure 3), agreement between models (Table 5), the exemplar-language ablation (Table 6) and
 accuracy by number of options against chance. Per-category accuracy (Figure 2) is
-``convre.by_label(runs, "categories", "mcr")``."""
+``breakdowns.by_label(runs, "categories", "mcr", "MCR")`` (``relreason.analysis``)."""
 
 from __future__ import annotations
 

@@ -5,13 +5,14 @@ analyses themselves are pure functions in :mod:`relreason.benchmarks.mcr.analysi
 
 from __future__ import annotations
 
+from relreason.analysis import breakdowns
 from relreason.analysis.paper import reference_csv, set_cell
 from relreason.analysis.sections import ReportInput, ReportSection, figures, with_figure
 from relreason.analysis.table import Table
-from relreason.benchmarks.convre import analysis as convre
 from relreason.benchmarks.mcr import analysis as mcr
 
 _PACKAGE = __package__ or "relreason.benchmarks.mcr"
+_LISTED = "A list-valued label counts the item under each value."
 
 
 def _table4(given: ReportInput) -> Table:
@@ -20,7 +21,7 @@ def _table4(given: ReportInput) -> Table:
 
 
 def _categories(given: ReportInput) -> Table:
-    table = convre.by_label(given.runs, "categories", "mcr")
+    table = breakdowns.by_label(given.runs, "categories", "mcr", "MCR", _LISTED)
     return with_figure(table, lambda d: figures.heatmap(d, ["run_id"], "categories"))
 
 

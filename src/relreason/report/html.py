@@ -22,12 +22,12 @@ from typing import Any
 import pandas as pd
 
 from relreason import benchmarks
-from relreason.analysis.html_assets import SCRIPT, STYLE
 from relreason.analysis.load import Runs
 from relreason.benchmarks.mcr.relations import count_relations
-from relreason.analysis.report import Report, build_report
 from relreason.analysis.table import Table, cell_text
 from relreason.files import atomic_write_text
+from relreason.report.html_assets import SCRIPT, STYLE
+from relreason.report.report import Report, build_report
 
 MAX_OUTPUT = 4000
 _ITEM_COLUMNS = (

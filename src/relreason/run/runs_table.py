@@ -1,5 +1,5 @@
 """One plain row per run folder (``collect``) and a plain-text table of them (``format_rows``);
-``relreason.analysis.paper.beside_paper`` sets the papers' figures beside the rows."""
+``relreason.report.paper.beside_paper`` sets the papers' figures beside the rows."""
 
 from __future__ import annotations
 
