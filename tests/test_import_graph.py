@@ -1,5 +1,8 @@
 """No import circle among relreason's modules, counting module-level imports and the imports
-inside functions alike (a lazy import that closes a loop is a loop all the same).
+inside functions alike (a lazy import that closes a loop is a loop all the same); and, one level
+up, relreason's packages stand on floors (``FLOORS``, declared here once): a package imports
+only packages on the floors below its own, so no package-level circle and no import that
+climbs back up; ``analysis/`` (the library under the benchmarks) names no benchmark.
 
 The graph is built from the source with :mod:`ast`, so the test imports nothing it checks.
 An edge ``a -> b`` means module ``a`` imports ``b``; importing ``relreason.<x>.<y>`` (or anything
@@ -17,6 +20,22 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = "relreason"
+
+FLOORS: tuple[tuple[str, ...], ...] = (
+    # the base: single modules, which may import one another (without a circle)
+    ("errors", "types", "version", "paths", "files", "redact", "untrusted", "install", "declare"),
+    ("records", "data", "scoring", "models"),
+    ("generate", "analysis"),  # analysis: the generic library (statistics, tables, figures)
+    ("benchmarks",),  # each benchmark's own analyses and report sections in its package
+    ("run",),
+    ("translate", "bridges", "report"),  # report: what loops over the benchmark registry
+    ("api", "cli", "inspect"),
+    (PACKAGE, "__main__"),  # the package's __init__ (its lazy names reach the API)
+)
+"""relreason's top-level packages and modules, bottom floor first. A package imports only
+packages on lower floors (the base floor's modules also one another); a new package gets a
+floor here."""
+BENCHMARK_NAMES = ("convre", "mcr", "compose")
 
 
 def _modules() -> dict[str, Path]:
@@ -167,3 +186,98 @@ def test_no_import_circle() -> None:
         for c in cycles(graph)
     ]
     assert not loops, "import circles:\n" + "\n".join(loops)
+
+
+def floor_of(module: str) -> tuple[str, int]:
+    """The top-level package (or module) ``module`` belongs to, and its floor."""
+    top = module.split(".")[1] if "." in module else module
+    for number, floor in enumerate(FLOORS):
+        if top in floor:
+            return top, number
+    raise AssertionError(f"{top} is on no floor: add it to FLOORS in {Path(__file__).name}")
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Top-level package -> the top-level packages its modules import."""
+    packages: dict[str, set[str]] = {floor_of(m)[0]: set() for m in graph}
+    for module, targets in graph.items():
+        packages[floor_of(module)[0]].update(floor_of(t)[0] for t in targets)
+    for name, targets in packages.items():
+        targets.discard(name)
+    return packages
+
+
+def upward(graph: dict[str, set[str]]) -> list[str]:
+    """Each module import that reaches a package on its own floor or above (except between
+    the base floor's modules)."""
+    found = []
+    for module, targets in sorted(graph.items()):
+        (top, floor) = floor_of(module)
+        for target in sorted(targets):
+            (other, other_floor) = floor_of(target)
+            if other != top and other_floor >= floor and other_floor > 0:
+                found.append(f"{module} -> {target} (floor {floor} -> {other_floor})")
+    return found
+
+
+def test_every_package_is_on_one_floor() -> None:
+    names = [name for floor in FLOORS for name in floor]
+    assert len(names) == len(set(names))
+    for module in import_graph():
+        floor_of(module)
+
+
+def test_upward_finds_a_climb() -> None:
+    graph = {
+        "relreason.analysis.load": {"relreason.records"},
+        "relreason.records": {"relreason.analysis.load"},
+    }
+    assert upward(graph) == ["relreason.records -> relreason.analysis.load (floor 1 -> 2)"]
+    assert cycles(package_graph(graph)) == [["analysis", "records"]]
+
+
+def test_no_package_circle_and_no_import_climbs_up() -> None:
+    graph = import_graph()
+    packages = package_graph(graph)
+    loops = [" -> ".join(_loop(c, packages)) for c in cycles(packages)]
+    assert not loops, "package circles:\n" + "\n".join(loops)
+    climbs = upward(graph)
+    assert not climbs, "imports that climb up the floors:\n" + "\n".join(climbs)
+
+
+def test_analysis_imports_only_records_and_the_base() -> None:
+    graph = import_graph()
+    allowed = {"analysis", "records", *FLOORS[0]}
+    found = [
+        f"{module} -> {target}"
+        for module, targets in sorted(graph.items())
+        if floor_of(module)[0] == "analysis"
+        for target in sorted(targets)
+        if floor_of(target)[0] not in allowed
+    ]
+    assert not found, "analysis/ imports above records and the base:\n" + "\n".join(found)
+
+
+def test_analysis_names_no_benchmark() -> None:
+    """No string in ``analysis/`` code (docstrings aside) names a benchmark: each benchmark's
+    analyses live in its package."""
+    found = []
+    for path in sorted((ROOT / PACKAGE / "analysis").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docstrings
+                and any(name in node.value.lower() for name in BENCHMARK_NAMES)
+            ):
+                found.append(f"{path.name}:{node.lineno}: {node.value!r}")
+    assert not found, "benchmark names in analysis/:\n" + "\n".join(found)
