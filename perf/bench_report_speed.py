@@ -86,8 +86,8 @@ def main() -> None:
     from rich.console import Console
 
     from relreason.analysis import load_runs
-    from relreason.report import build_report, render_html
     from relreason.records import MANIFEST, load_records
+    from relreason.report import build_report, render_html
 
     base = args.keep or Path(tempfile.mkdtemp(prefix="relreason-bench-"))
     folder = base / "runs"

@@ -10,8 +10,8 @@ import pytest
 
 from analysis_runs import answers, convre_description, mcr_description, write_run
 from relreason.analysis import export_items, format_table
-from relreason.report import build_report
 from relreason.errors import UsageError
+from relreason.report import build_report
 
 
 @pytest.fixture()

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from analysis_runs import answers, convre_description, write_run
 from relreason.analysis import load_runs
-from relreason.report.paper import published
+from relreason.analysis.table import NotPossible
 from relreason.benchmarks.convre.scaling import (
     TRENDS,
     classify_trend,
@@ -18,7 +18,7 @@ from relreason.benchmarks.convre.scaling import (
     run_points,
     scaling_trends,
 )
-from relreason.analysis.table import NotPossible
+from relreason.report.paper import published
 
 
 @pytest.mark.parametrize(

@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clihelp import run_cli, tiny_args, tiny_registered
-from relreason.run.runs_table import collect, format_rows
 from relreason.errors import UsageError
 from relreason.models.baselines import BaselineBackend
 from relreason.records import load_records
 from relreason.run.runner import RunOptions, resume_run, run_task
+from relreason.run.runs_table import collect, format_rows
 from relreason.run.selection import select_items, stratified_sample
 from relreason.types import Extraction
 from servers.fault_server import toy_task

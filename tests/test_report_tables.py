@@ -18,9 +18,9 @@ from rich.console import Console
 import relreason
 from analysis_runs import answers, convre_description, mcr_description, record, write_run
 from relreason.analysis import export_items, load_runs
-from relreason.report import build_report
 from relreason.analysis.table import cell_text, number_text, p_text
 from relreason.cli import main
+from relreason.report import build_report
 
 
 def cli(args: list[str]) -> int:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from relreason.errors import DataError
 from relreason.report.paper import beside_paper, paper_figures
 from relreason.run.runs_table import collect
-from relreason.errors import DataError
 from relreason.run.sweep import load_sweep, run_sweep
 
 SWEEP = """\

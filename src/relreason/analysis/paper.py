@@ -11,6 +11,7 @@ import pandas as pd
 
 from relreason.analysis.table import Table
 
+
 def reference_csv(package: str, name: str) -> pd.DataFrame:
     """Return the CSV file ``name`` shipped in ``package`` (a paper's table) as a data frame."""
     text = resources.files(package).joinpath(name).read_text("utf-8")

@@ -23,8 +23,8 @@ import pandas as pd
 
 from relreason import benchmarks
 from relreason.analysis.load import Runs
-from relreason.benchmarks.mcr.relations import count_relations
 from relreason.analysis.table import Table, cell_text
+from relreason.benchmarks.mcr.relations import count_relations
 from relreason.files import atomic_write_text
 from relreason.report.html_assets import SCRIPT, STYLE
 from relreason.report.report import Report, build_report

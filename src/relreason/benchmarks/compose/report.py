@@ -1,6 +1,6 @@
 """The compose benchmark's report section: accuracy by domain, hops, options and language
-beside chance and the first-option baseline (:func:`relreason.benchmarks.compose.analysis.compose_breakdown`),
-drawn as one heatmap."""
+beside chance and the first-option baseline
+(:func:`relreason.benchmarks.compose.analysis.compose_breakdown`), drawn as one heatmap."""
 
 from __future__ import annotations
 

@@ -14,7 +14,6 @@ from relreason.analysis.load import Runs, by_run, run_label
 from relreason.analysis.setup import pick_runs
 from relreason.analysis.stats import accuracy_cell, paired
 from relreason.analysis.table import Drill, NotPossible, Table, number_text
-from relreason.records import wilson_interval
 
 SETTINGS = tuple(range(1, 13))
 KNOBS = ("relation", "text_type", "example_type", "prompt", "n_shot")

@@ -1,7 +1,8 @@
 """ConvRe's report sections: Table 9 (with its figure beside the paper's lines), paired
 contrasts, accuracy per relation and source, Tables 6-8 (with the paper's figures for the
 models ``--compare`` maps) and the scaling trends (Figures 5 and 7). The analyses themselves are
-pure functions in :mod:`relreason.benchmarks.convre.analysis` and :mod:`relreason.benchmarks.convre.scaling`."""
+pure functions in :mod:`relreason.benchmarks.convre.analysis` and
+:mod:`relreason.benchmarks.convre.scaling`."""
 
 from __future__ import annotations
 
@@ -124,7 +125,10 @@ def _scaling(given: ReportInput) -> Table:
 SECTIONS = (
     ReportSection("ConvRe Table 9", _table9),
     ReportSection("ConvRe contrasts", lambda given: convre.contrasts(given.runs)),
-    ReportSection("ConvRe per relation", lambda given: breakdowns.by_label(given.runs, "relation", "convre", "ConvRe")),
+    ReportSection(
+        "ConvRe per relation",
+        lambda given: breakdowns.by_label(given.runs, "relation", "convre", "ConvRe"),
+    ),
     ReportSection("ConvRe per source", _by_source),
     ReportSection("ConvRe Table 6", _table6),
     ReportSection("ConvRe Table 7", _table7),
