@@ -26,7 +26,7 @@ def published() -> pd.DataFrame:
         "benchmark": "convre",
         "model": table["model"],
         "task": table["task"],
-        "setting": table["prompt"].astype(int),
+        "setting": table["prompt"].astype(int).astype(object),  # object, as beside MCR's methods
         "accuracy": table["accuracy"].astype(float),
     }
     return pd.DataFrame(rows).reset_index(drop=True)
