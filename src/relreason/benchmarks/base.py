@@ -84,6 +84,12 @@ class Benchmark(ABC, Generic[P]):
 
         raise UsageError(f"the run's {self.name} task description does not record its params")
 
+    def recorded_params(self, params: P, description: Mapping[str, Any]) -> P:
+        """Return the parameters a run folder's ``description`` recorded, completed with what
+        an older version filled in without recording it (e.g. ConvRe's default family); the
+        default changes nothing."""
+        return params
+
     def for_model(self, params: P, spec: str, api: str = "chat") -> P:
         """Return ``params`` with what depends on the model filled in (e.g. the official
         reading rule of the model's family); the default changes nothing."""

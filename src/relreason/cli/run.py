@@ -90,6 +90,7 @@ with_run_options = gather_options(_run_options, "cfg", RunConfig)
 
 def execute(plan: Plan, cfg: RunConfig) -> None:
     """Run (or dry-run) the planned run as the command line options say; print its summary."""
+    say_reading(plan.task)
     if cfg.dry_run:
         from relreason.run.cost import dry_run
 
@@ -112,6 +113,13 @@ def execute(plan: Plan, cfg: RunConfig) -> None:
         rerun_changed=cfg.rerun_changed,
     )
     _finish(summary, plan.out, plan.task.strict, printed=cfg.show_progress, data_dir=cfg.data_dir)
+
+
+def say_reading(task: Any) -> None:
+    """Print which rules read the answers (ConvRe's ``reading`` note), to stderr."""
+    note = task.description.get("reading")
+    if note:
+        typer.echo(f"reading: {note}", err=True)
 
 
 def announce(out: Path) -> None:
