@@ -1,6 +1,6 @@
 """A run's records as the columns of ``Runs.items``: the fields taken in one pass, usage split
-into token counts, the official and the sound reading (whichever scored it), the labels as ``label_<name>`` columns, and
-each column's type (numbers as numbers, text as Python objects)."""
+into token counts, the official and the sound reading (whichever scored the record), the labels
+as ``label_<name>`` columns, and each column's type (numbers as numbers, text as Python objects)."""
 
 from __future__ import annotations
 

@@ -72,6 +72,11 @@ class Benchmark(ABC, Generic[P]):
     def grid(self) -> dict[str, list[Any]]:
         """Return the default values a sweep spans for each axis it does not set."""
 
+    def grid_for(self, given: Mapping[str, Any]) -> dict[str, list[Any]]:
+        """The axes a sweep entry that sets ``given`` spans besides them (default:
+        :meth:`grid`)."""
+        return self.grid()
+
     @abstractmethod
     def run_name(self, params: P) -> str:
         """Return the canonical name of a run of ``params`` (a sweep's cell folder name)."""

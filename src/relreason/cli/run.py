@@ -186,8 +186,21 @@ def _run_main(
         ),
     ] = False,
     data_dir: DataDir = None,
+    limit: Annotated[int | None, typer.Option("--limit", hidden=True)] = None,
+    sample: Annotated[int | None, typer.Option("--sample", hidden=True)] = None,
 ) -> None:
     """Run a benchmark setting on a model, or continue a stopped run with --resume DIR."""
+    for flag, value in (("--limit", limit), ("--sample", sample)):
+        if value is None:
+            continue
+        if resume is not None:
+            raise UsageError(
+                f"{flag} cannot change on resume: the run's selection is fixed (its manifest "
+                "records it); resume without it, or start a new run with --out NEW_FOLDER"
+            )
+        raise UsageError(
+            f"{flag} goes after the benchmark name: relreason run BENCHMARK {flag} {value} ..."
+        )
     if ctx.invoked_subcommand is not None:
         if resume is not None:
             raise UsageError("--resume takes a run folder and no benchmark subcommand")

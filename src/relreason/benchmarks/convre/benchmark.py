@@ -162,9 +162,7 @@ class ConvRe(Benchmark[ConvReParams]):
             alt_reader="sound" if kind == "official" else official_name,
         )
 
-    def recorded_params(
-        self, params: ConvReParams, description: Mapping[str, Any]
-    ) -> ConvReParams:
+    def recorded_params(self, params: ConvReParams, description: Mapping[str, Any]) -> ConvReParams:
         """A folder run with ``--reader official`` and no family before the family was
         required recorded the rule it read with (``reader``: ``official:gpt-chat``): resumed,
         it reads with that rule again."""
