@@ -55,38 +55,26 @@ def is_official_reader(name: Any) -> bool:
     return isinstance(name, str) and (name.startswith("official") or name.startswith("paper"))
 
 
+_NONE4 = (None, None, None, None)
+
+
+def _readings(record: Record) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """(official, sound) readings of a record as (answer, status, correct, reader)."""
+    alt = record.alt
+    if not isinstance(alt, Mapping):
+        return _NONE4, _NONE4
+    other = (alt.get("answer"), alt.get("status"), _alt_correct(alt), alt.get("reader"))
+    own = (record.answer, record.status, record.status == "correct", record.reader)
+    return (own, other) if is_official_reader(record.reader) else (other, own)
+
+
 def two_readings(record: Record) -> dict[str, Any]:
     """Return a record's two readings by what they are, whichever one scored it: the
     official rule's (``answer_official``, ``status_official``, ``correct_official``,
     ``reader_official``) and the sound one's (``answer_sound``, ... ``reader_sound``; MCR's
     robust reader). All None where the record holds no second reading."""
-    alt = record.alt if isinstance(record.alt, Mapping) else None
-    own = {
-        "answer": record.answer,
-        "status": record.status,
-        "correct": record.status == "correct",
-        "reader": record.reader,
-    }
-    other = (
-        {
-            "answer": alt.get("answer"),
-            "status": alt.get("status"),
-            "correct": _alt_correct(alt),
-            "reader": alt.get("reader"),
-        }
-        if alt
-        else dict.fromkeys(own)
-    )
-    if alt is None:
-        official, sound = other, other
-    elif is_official_reader(record.reader):
-        official, sound = own, other
-    else:
-        official, sound = other, own
-    return {
-        **{f"{key}_official": value for key, value in official.items()},
-        **{f"{key}_sound": value for key, value in sound.items()},
-    }
+    official, sound = _readings(record)
+    return dict(zip(READING_COLUMNS, official + sound, strict=True))
 
 
 def official_reading(record: Record) -> dict[str, Any]:
@@ -146,9 +134,9 @@ def add_items(
     columns["prompt_text"] += taken["prompt"]
     columns["prompt_tokens"] += [u.get("prompt_tokens") for u in taken["usage"]]
     columns["completion_tokens"] += [u.get("completion_tokens") for u in taken["usage"]]
-    readings = [two_readings(record) for record in records]
-    for name in READING_COLUMNS:
-        columns[name] += [reading[name] for reading in readings]
+    readings = [official + sound for official, sound in map(_readings, records)]
+    for position, name in enumerate(READING_COLUMNS):
+        columns[name] += [reading[position] for reading in readings]
     for number, found in enumerate(taken["labels"]):
         for name, value in found.items():
             column = labels.setdefault(f"label_{name}", [])
