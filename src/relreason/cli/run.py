@@ -186,8 +186,14 @@ def _run_main(
         ),
     ] = False,
     data_dir: DataDir = None,
-    limit: Annotated[int | None, typer.Option("--limit", hidden=True)] = None,
-    sample: Annotated[int | None, typer.Option("--sample", hidden=True)] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", hidden=True, help="Refused: the run's selection is fixed."),
+    ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option("--sample", hidden=True, help="Refused: the run's selection is fixed."),
+    ] = None,
 ) -> None:
     """Run a benchmark setting on a model, or continue a stopped run with --resume DIR."""
     for flag, value in (("--limit", limit), ("--sample", sample)):

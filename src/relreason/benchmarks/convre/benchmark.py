@@ -12,7 +12,12 @@ from pydantic import Field
 from relreason.benchmarks.base import Benchmark, BenchmarkParams, PaperFigure
 from relreason.benchmarks.convre.files import FILES
 from relreason.benchmarks.convre.official import FAMILIES, infer_family
-from relreason.benchmarks.convre.readers import chosen_family, convre_scorer, reading_note
+from relreason.benchmarks.convre.readers import (
+    chosen_family,
+    convre_scorer,
+    parse_reader,
+    reading_note,
+)
 from relreason.benchmarks.convre.settings import KNOBS, SETTING_IDS, TASKS, paper_setting
 from relreason.declare import Cli
 from relreason.errors import UsageError
@@ -168,7 +173,8 @@ class ConvRe(Benchmark[ConvReParams]):
         it reads with that rule again."""
         recorded = str(description.get("reader") or "")
         family = recorded.partition(":")[2]
-        if params.family is None and recorded.startswith("official:") and family in FAMILIES:
+        unnamed = parse_reader(params.reader) == ("official", None)
+        if unnamed and params.family is None and family in FAMILIES:
             return params.model_copy(update={"family": family})
         return params
 
