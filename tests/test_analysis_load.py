@@ -55,6 +55,7 @@ def test_official_reading_is_the_second_reading() -> None:
         "answer_official": "B",
         "status_official": "wrong",
         "correct_official": False,
+        "reader_official": "official",
     }
     right = Record(0, "q", "A", alt={"answer": "A", "status": "correct", "correct": True})
     assert official_reading(right)["correct_official"] is True

@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from relreason.errors import UsageError
+
 _SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|_SECRET)$")
 _SECRET_SHAPE = re.compile(r"\b(sk-[A-Za-z0-9_\-]{8,})")
 _SECRET_KEY = re.compile(r"key|secret|token|password", flags=re.IGNORECASE)
@@ -41,3 +43,16 @@ def scrub_json(value: Any) -> Any:
 def strip_secret_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """Return ``options`` without keys that name a secret (``api_key``, ``token``, ...)."""
     return {k: v for k, v in options.items() if not _SECRET_KEY.search(k)}
+
+
+def refuse_secret_spec(spec: str) -> None:
+    """Raise ``UsageError`` when a model spec holds what looks like an API key (an ``sk-...``
+    shape, or the value of a ``*_API_KEY`` variable): the spec names run folders and is
+    printed and written everywhere, so a key given as the model's name would leak. The
+    message shows the spec scrubbed."""
+    if scrub_secrets(spec) != spec:
+        raise UsageError(
+            f"the model spec '{scrub_secrets(spec)}' holds what looks like an API key: give "
+            "the key in the backend's environment variable (OPENAI_API_KEY, "
+            "ANTHROPIC_API_KEY), and the model's name in --model"
+        )

@@ -87,15 +87,16 @@ def reader_audit(runs: Runs) -> Table:
         if known.empty:
             continue
         official_ok = known["correct_official"].fillna(False).astype(bool)
-        other_answer = known["answer"].fillna("") != known["answer_official"].fillna("")
-        other_verdict = known["correct"].astype(bool) != official_ok
+        sound_ok = known["correct_sound"].fillna(False).astype(bool)
+        other_answer = known["answer_sound"].fillna("") != known["answer_official"].fillna("")
+        other_verdict = sound_ok != official_ok
         drill[(len(rows), "different_answer")] = Drill((run["run_id"],), (("_differs", True),))
         rows.append(
             {
                 "run": run["run_id"],
                 "model": run_label(run),
                 "n": len(known),
-                "sound_accuracy": float(known["correct"].mean()),
+                "sound_accuracy": float(sound_ok.mean()),
                 "official_accuracy": float(official_ok.mean()),
                 "different_answer": int(other_answer.sum()),
                 "different_verdict": int(other_verdict.sum()),

@@ -1,6 +1,6 @@
 """A run's records as the columns of ``Runs.items``: the fields taken in one pass, usage split
-into token counts, the official (second) reading, the labels as ``label_<name>`` columns, and
-each column's type (numbers as numbers, text as Python objects)."""
+into token counts, the official and the sound reading (whichever scored the record), the labels
+as ``label_<name>`` columns, and each column's type (numbers as numbers, text as Python objects)."""
 
 from __future__ import annotations
 
@@ -37,24 +37,57 @@ ITEM_FIELDS = (
     "answer_official",
     "status_official",
     "correct_official",
+    "reader_official",
+    "answer_sound",
+    "status_sound",
+    "correct_sound",
+    "reader_sound",
 )
 """The columns of ``Runs.items`` besides ``run_id`` and the ``label_<name>`` columns."""
+
+READING_COLUMNS = ITEM_FIELDS[ITEM_FIELDS.index("answer_official") :]
+"""The columns of the two readings by what they are (see :func:`two_readings`)."""
+
+
+def is_official_reader(name: Any) -> bool:
+    """Whether a reader name is an official (paper) rule: ``official:FAMILY`` (ConvRe) or
+    ``paper`` (MCR, also with its options: ``paper (few_shot=True)``)."""
+    return isinstance(name, str) and (name.startswith("official") or name.startswith("paper"))
+
+
+_NONE4 = (None, None, None, None)
+
+
+def _readings(record: Record) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """(official, sound) readings of a record as (answer, status, correct, reader)."""
+    alt = record.alt
+    if not isinstance(alt, Mapping):
+        return _NONE4, _NONE4
+    other = (alt.get("answer"), alt.get("status"), _alt_correct(alt), alt.get("reader"))
+    own = (record.answer, record.status, record.status == "correct", record.reader)
+    return (own, other) if is_official_reader(record.reader) else (other, own)
+
+
+def two_readings(record: Record) -> dict[str, Any]:
+    """Return a record's two readings by what they are, whichever one scored it: the
+    official rule's (``answer_official``, ``status_official``, ``correct_official``,
+    ``reader_official``) and the sound one's (``answer_sound``, ... ``reader_sound``; MCR's
+    robust reader). All None where the record holds no second reading."""
+    official, sound = _readings(record)
+    return dict(zip(READING_COLUMNS, official + sound, strict=True))
 
 
 def official_reading(record: Record) -> dict[str, Any]:
     """Return the official reading of a record: ``answer_official``, ``status_official``,
-    ``correct_official`` (None when the record holds none).
+    ``correct_official`` and ``reader_official`` (None when the record holds no second
+    reading).
 
-    relreason records hold the second reading under ``alt`` (``reader`` names the record's own
-    rule, ``alt.reader`` the other: sound vs official for ConvRe, robust vs paper for MCR); the
-    second reading is taken as the official one.
+    relreason records hold their own reading (``reader`` names its rule) and the other rule's
+    under ``alt``: sound vs official for ConvRe, robust vs paper for MCR. The official one is
+    the record's own where its reader is official (``--reader official``), else ``alt``.
     """
-    alt = record.alt if isinstance(record.alt, Mapping) else None
-    return {
-        "answer_official": alt.get("answer") if alt else None,
-        "status_official": alt.get("status") if alt else None,
-        "correct_official": _alt_correct(alt) if alt else None,
-    }
+    both = two_readings(record)
+    return {k: v for k, v in both.items() if k.endswith("_official")}
 
 
 _NUMERIC = ("index", "prompt_tokens", "completion_tokens", "latency_s", "attempts")
@@ -101,10 +134,9 @@ def add_items(
     columns["prompt_text"] += taken["prompt"]
     columns["prompt_tokens"] += [u.get("prompt_tokens") for u in taken["usage"]]
     columns["completion_tokens"] += [u.get("completion_tokens") for u in taken["usage"]]
-    alts = [a if isinstance(a, Mapping) else None for a in taken["alt"]]
-    columns["answer_official"] += [a.get("answer") if a else None for a in alts]
-    columns["status_official"] += [a.get("status") if a else None for a in alts]
-    columns["correct_official"] += [_alt_correct(a) if a else None for a in alts]
+    readings = [official + sound for official, sound in map(_readings, records)]
+    for position, name in enumerate(READING_COLUMNS):
+        columns[name] += [reading[position] for reading in readings]
     for number, found in enumerate(taken["labels"]):
         for name, value in found.items():
             column = labels.setdefault(f"label_{name}", [])

@@ -72,6 +72,11 @@ class Benchmark(ABC, Generic[P]):
     def grid(self) -> dict[str, list[Any]]:
         """Return the default values a sweep spans for each axis it does not set."""
 
+    def grid_for(self, given: Mapping[str, Any]) -> dict[str, list[Any]]:
+        """The axes a sweep entry that sets ``given`` spans besides them (default:
+        :meth:`grid`)."""
+        return self.grid()
+
     @abstractmethod
     def run_name(self, params: P) -> str:
         """Return the canonical name of a run of ``params`` (a sweep's cell folder name)."""
@@ -83,6 +88,12 @@ class Benchmark(ABC, Generic[P]):
         from relreason.errors import UsageError
 
         raise UsageError(f"the run's {self.name} task description does not record its params")
+
+    def recorded_params(self, params: P, description: Mapping[str, Any]) -> P:
+        """Return the parameters a run folder's ``description`` recorded, completed with what
+        an older version filled in without recording it (e.g. ConvRe's default family); the
+        default changes nothing."""
+        return params
 
     def for_model(self, params: P, spec: str, api: str = "chat") -> P:
         """Return ``params`` with what depends on the model filled in (e.g. the official

@@ -104,9 +104,11 @@ def convre(
     subset: bool = False,
     reader: str = "sound",
     data_dir: str | None = None,
+    family: str | None = None,
 ) -> InspectTask:
-    """ConvRe, one task (re2text, text2re) under one paper setting (1-12)."""
-    cell = _cell("convre", task=task, setting=setting, subset=subset, reader=reader)
+    """ConvRe, one task (re2text, text2re) under one paper setting (1-12); ``reader=official``
+    needs the model's ``family`` (or ``reader=official:FAMILY``)."""
+    cell = _cell("convre", task=task, setting=setting, subset=subset, reader=reader, family=family)
     return inspect_task(cell, data_dir)
 
 

@@ -94,7 +94,10 @@ def _score_command(bench: Benchmark[Any]) -> Callable[..., None]:
         from relreason.benchmarks.registry import permuted
 
         params = _as_the_run_did(bench, params, responses)
+        from relreason.cli.run import say_reading
+
         task = permuted(bench.build_task(params, data_dir), permute)
+        say_reading(task)
         _score_and_report(task, responses, out, strict=task.strict)
 
     command.__doc__ = (
@@ -148,6 +151,8 @@ def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool)
     )
     summary.context = task_context(task, records)
     summary.out_is_file = True
+    if task.description.get("reading"):
+        summary.extra["reading"] = task.description["reading"]
     said = verdict(summary, None, None)
     if said is not None:
         summary.extra["verdict"] = said

@@ -59,13 +59,15 @@ def _sweep_dry_run(file: Path, data_dir: Path | None, prices: Path | None) -> No
     from relreason.run.sweep import load_sweep, plan_sweep
 
     sweep_file = load_sweep(file)
-    requests = input_tokens = output_tokens = 0
+    requests = input_tokens = output_tokens = approximate = runs = 0
     cost: float | None = 0.0
     for run in plan_sweep(sweep_file, path=file, data_dir=data_dir):
         run_options = sweep_file.options.run_options(show_progress=False, task=run.task)
         report = dry_run(run.task, run.model.spec, run_options, prices_file=prices)
         typer.echo(str(report))
         requests += report.requests
+        runs += 1
+        approximate += report.approximate is not None
         input_tokens += report.input_tokens
         output_tokens += report.output_tokens
         cost = None if cost is None or report.cost_usd is None else cost + report.cost_usd
@@ -73,6 +75,11 @@ def _sweep_dry_run(file: Path, data_dir: Path | None, prices: Path | None) -> No
     typer.echo(
         f"total: {requests} requests, ~{input_tokens} input tokens, "
         f"<= {output_tokens} output tokens, estimated cost {total}"
+        + (
+            f" (token counts approximate, chars/4, for {approximate} of {runs} runs)"
+            if approximate
+            else ""
+        )
     )
 
 

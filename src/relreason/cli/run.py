@@ -90,6 +90,7 @@ with_run_options = gather_options(_run_options, "cfg", RunConfig)
 
 def execute(plan: Plan, cfg: RunConfig) -> None:
     """Run (or dry-run) the planned run as the command line options say; print its summary."""
+    say_reading(plan.task)
     if cfg.dry_run:
         from relreason.run.cost import dry_run
 
@@ -112,6 +113,13 @@ def execute(plan: Plan, cfg: RunConfig) -> None:
         rerun_changed=cfg.rerun_changed,
     )
     _finish(summary, plan.out, plan.task.strict, printed=cfg.show_progress, data_dir=cfg.data_dir)
+
+
+def say_reading(task: Any) -> None:
+    """Print which rules read the answers (ConvRe's ``reading`` note), to stderr."""
+    note = task.description.get("reading")
+    if note:
+        typer.echo(f"reading: {note}", err=True)
 
 
 def announce(out: Path) -> None:
@@ -178,8 +186,27 @@ def _run_main(
         ),
     ] = False,
     data_dir: DataDir = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", hidden=True, help="Refused: the run's selection is fixed."),
+    ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option("--sample", hidden=True, help="Refused: the run's selection is fixed."),
+    ] = None,
 ) -> None:
     """Run a benchmark setting on a model, or continue a stopped run with --resume DIR."""
+    for flag, value in (("--limit", limit), ("--sample", sample)):
+        if value is None:
+            continue
+        if resume is not None:
+            raise UsageError(
+                f"{flag} cannot change on resume: the run's selection is fixed (its manifest "
+                "records it); resume without it, or start a new run with --out NEW_FOLDER"
+            )
+        raise UsageError(
+            f"{flag} goes after the benchmark name: relreason run BENCHMARK {flag} {value} ..."
+        )
     if ctx.invoked_subcommand is not None:
         if resume is not None:
             raise UsageError("--resume takes a run folder and no benchmark subcommand")

@@ -19,6 +19,7 @@ from relreason.errors import UsageError
 from relreason.install import extra_hint
 from relreason.models.base import Capabilities, ModelBackend
 from relreason.models.options import ModelOptions
+from relreason.redact import refuse_secret_spec
 
 DEFAULT_MODEL = "smollm2"
 
@@ -131,7 +132,9 @@ def refuse_inapplicable(spec: str, options: ModelOptions) -> None:
     """Raise ``UsageError`` for a backend option set away from its default that the spec's
     backend does not take (e.g. ``--chat-template`` with ``openai:``: it would do nothing).
 
-    An unknown spec is a ``UsageError`` too, naming the valid forms."""
+    An unknown spec is a ``UsageError`` too, naming the valid forms, and so is a spec that
+    holds an API key (never written anywhere)."""
+    refuse_secret_spec(spec)
     info = backend_info(spec)
     if info is None:
         raise UsageError(f"unknown model spec '{spec}'; valid forms: {', '.join(SPEC_FORMS)}")
@@ -164,6 +167,7 @@ def load_backend(spec: str, options: ModelOptions | None = None, **kwargs: Any) 
     Returns a ready :class:`ModelBackend`. Raises ``UsageError`` for an unknown spec (listing
     the valid forms) or when the backend's optional dependencies are not installed.
     """
+    refuse_secret_spec(spec)
     opts = options or ModelOptions.from_json(kwargs)
     kind, sep, name = spec.partition(":")
     info = BACKENDS.get(kind)

@@ -43,6 +43,7 @@ _ITEM_COLUMNS = (
     "error",
     "answer_official",
     "status_official",
+    "answer_sound",
 )
 
 

@@ -48,7 +48,7 @@ function matches(item, where){
   for(const k in where){
     const want = where[k];
     if(k === '_differs'){
-      if((item.answer || '') === (item.answer_official || '')) return false;
+      if((item.answer_sound || '') === (item.answer_official || '')) return false;
       continue;
     }
     const v = item[k];

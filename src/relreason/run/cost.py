@@ -220,6 +220,33 @@ def tokenizer_counter(
     return found if found is not None else (chars_per_token_estimate, FALLBACK_NAME)
 
 
+def fallback_reason(spec: str, tokenizer: str | Path | None = None) -> str:
+    """Why :func:`tokenizer_counter` fell back to chars/4 for ``spec``, in a few words."""
+    kind, _, name = spec.partition(":")
+    if tokenizer:
+        return f"no tokenizer could be loaded from {tokenizer}"
+    if kind == "hf" and name:
+        return f"no tokenizer of {name} on this machine (a dry run downloads none)"
+    if kind == "smollm2":
+        return "the bundled model's tokenizer is not downloaded yet"
+    if kind == "openai" and name:
+        try:
+            import tiktoken  # noqa: F401
+        except ImportError:
+            return "tiktoken is not installed (the openai extra has it)"
+        return (
+            f"tiktoken could not load the encoding of {name} (it fetches it from the internet "
+            "once: offline?)"
+        )
+    return f"no tokenizer of {kind or spec} models here"
+
+
+CJK_NOTE = (
+    "Chinese, Japanese and Korean text is undercounted (about one token per character, not "
+    "per four)"
+)
+
+
 @dataclass(frozen=True)
 class DryRunReport:
     """What a run would send: requests, token estimates, cost (None when the model is unpriced)."""
@@ -231,6 +258,8 @@ class DryRunReport:
     output_tokens: int
     tokenizer: str
     cost_usd: float | None
+    approximate: str | None = None
+    """Why the token counts are chars/4 approximations (None: the model's own tokenizer)."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the report as a JSON-ready dict."""
@@ -246,11 +275,14 @@ class DryRunReport:
             if self.cost_usd is None
             else f"${self.cost_usd:.4f}"
         )
-        return (
+        text = (
             f"dry run: {self.task} on {self.model}: {self.requests} requests, "
             f"~{self.input_tokens} input tokens ({self.tokenizer}), "
             f"<= {self.output_tokens} output tokens, estimated cost {cost}"
         )
+        if self.approximate:
+            text += f"\n  note: token counts are approximate: {self.approximate}"
+        return text
 
 
 def dry_run(
@@ -271,6 +303,13 @@ def dry_run(
     from relreason.run.selection import select_items
 
     items = select_items(task, options)
+    approximate = None
+    if tokenizer_name == FALLBACK_NAME:
+        from relreason.scoring.common import is_cjk
+
+        approximate = fallback_reason(backend_spec, tokenizer)
+        if any(is_cjk(ch) for item in items for ch in item.prompt):
+            approximate += f"; {CJK_NOTE}"
     generate = options.scoring == "generate"
     max_new = options.params.max_new_tokens
     requests = input_tokens = output_tokens = 0
@@ -292,4 +331,5 @@ def dry_run(
         output_tokens=output_tokens,
         tokenizer=tokenizer_name,
         cost_usd=estimate_cost(backend_spec, input_tokens, output_tokens, prices),
+        approximate=approximate,
     )

@@ -46,8 +46,9 @@ from relreason.version import __version__
 def compared_description(task: EvalTask) -> dict[str, Any]:
     """The task description two runs must share: every parameter is kept in the manifest's
     description (for a resume) but not compared, so that folders of older versions, which did
-    not record them, still compare equal."""
-    description = {k: v for k, v in task.description.items() if k != PARAMS_KEY}
+    not record them, still compare equal; nor is the ``reading`` note (which rules read the
+    answers: the reader itself is compared by name)."""
+    description = {k: v for k, v in task.description.items() if k not in (PARAMS_KEY, "reading")}
     normalised: dict[str, Any] = json.loads(json.dumps(description, default=str))
     return normalised
 

@@ -149,7 +149,7 @@ def task_from_description(
     how = description.get("permute")
     how = None if how is None else str(how)
     if isinstance(recorded, Mapping):  # every parameter, as passed at run time
-        params = benchmark.params(**recorded)
+        params = benchmark.recorded_params(benchmark.params(**recorded), description)
         if spec is None:
             return permuted(build_recorded(benchmark, params, data_dir), how)
         return plan_task(benchmark, params, spec, api=api, data_dir=data_dir, permute=how)

@@ -226,6 +226,8 @@ async def _run_locked(
         backend.spec, summary.usage["prompt_tokens"], summary.usage["completion_tokens"], prices
     )
     summary.context = task_context(task, selected_records)
+    if task.description.get("reading"):
+        summary.extra["reading"] = task.description["reading"]
     said = verdict(summary, backend.describe(), options)
     if said is not None:
         summary.extra["verdict"] = said

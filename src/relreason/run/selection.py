@@ -53,8 +53,16 @@ def stratified_sample(task: Task, n: int, seed: int) -> tuple[EvalItem, ...]:
 
 
 def select_items(task: Task, options: RunOptions) -> tuple[EvalItem, ...]:
-    """The items a run covers: ``--sample`` (seeded with the run's seed) else ``--limit``."""
+    """The items a run covers: ``--sample`` (seeded with the run's seed) else ``--limit``.
+
+    A ``--sample`` or ``--limit`` larger than the task is said (a warning on stderr with the
+    number the run actually uses), never silently taken as "all"."""
+    from relreason.run.warnings import warn
+
     items = task.items
+    for flag, asked in (("--sample", options.sample), ("--limit", options.limit)):
+        if asked is not None and asked > len(items):
+            warn(f"{flag} {asked} is more than the {len(items)} items: running all {len(items)}")
     if options.sample is not None:
         items = stratified_sample(task, options.sample, options.seed)
     if options.limit is not None:

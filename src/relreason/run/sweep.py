@@ -71,8 +71,23 @@ def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
-def _cells(entry: RunEntry) -> list[dict[str, Any]]:
-    axes = {**get_benchmark(entry.benchmark).grid(), **entry.axes()}
+def _cells(entry: RunEntry, where: str = "a sweep entry") -> list[dict[str, Any]]:
+    """The cells of one run entry: every combination of its values and, for each axis it
+    leaves out, of the benchmark's grid; an axis so filled in is said (a warning naming its
+    values: ``method`` left out of a compose entry runs zs, fs and zsc, not the command
+    line's default)."""
+    from relreason.run.warnings import warn
+
+    given = entry.axes()
+    grid = get_benchmark(entry.benchmark).grid_for(given)
+    for name, values in grid.items():
+        if name not in given and len(values) > 1:
+            shown = ", ".join(str(v) for v in values)
+            warn(
+                f"{where} ({entry.benchmark}) names no {name}: it runs each of {shown} "
+                f"({len(values)} runs); give {name}: {values[0]} to run only that one"
+            )
+    axes = {**grid, **given}
     lists = {name: _as_list(value) for name, value in axes.items()}
     names = list(lists)
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*lists.values())]
@@ -99,7 +114,7 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
             benchmark = get_benchmark(entry.benchmark)
         except UsageError as error:
             raise DataError(str(path), str(error), item=f"runs[{position}]") from None
-        for cell in _cells(entry):
+        for cell in _cells(entry, f"{path}: runs[{position}]"):
             tasks: dict[Any, Task] = {}
             for model in models:
                 try:

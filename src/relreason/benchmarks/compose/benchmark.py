@@ -63,6 +63,14 @@ class Compose(McrStyle[ComposeParams]):
         """The five languages and MCR's three paper methods."""
         return {"language": list(LANGUAGES), "method": ["zs", "fs", "zsc"]}
 
+    def grid_for(self, given: Mapping[str, Any]) -> dict[str, list[Any]]:
+        """With a ``file`` of your own, no language axis: the file's own language (a file of
+        several languages is refused, naming them), never the five bundled ones' names."""
+        grid = self.grid()
+        if given.get("file") is not None:
+            grid.pop("language")
+        return grid
+
     def run_name(self, params: ComposeParams) -> str:
         """``compose-<language>-<method>``; for a file of your own ``compose[-<language>]-
         <method>-<file stem>`` (the language when given)."""

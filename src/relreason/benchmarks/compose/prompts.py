@@ -8,6 +8,7 @@ is"``, ``zsc``: ``" Let's think step by step."``, few-shot: generated exemplars
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 from pathlib import Path
@@ -97,8 +98,33 @@ def load_set(file: Path | None, language: str | None) -> tuple[list[Record], Pat
     if not records:
         raise DataError(str(path), "no questions")
     if file is not None:
+        records = _one_language(records, path, language)
         code = _language_code(language or records[0].language)
     return records, path, code
+
+
+def _one_language(records: list[Record], path: Path, language: str | None) -> list[Record]:
+    """The records of one language: a file holding several is run one language at a time
+    (each its own run, with its own results), never all under the first one's name. Raises
+    ``UsageError`` naming the file's languages when ``language`` picks none of them."""
+    counts: dict[str, int] = {}
+    for record in records:
+        code = _language_code(record.language)
+        counts[code] = counts.get(code, 0) + 1
+    if len(counts) == 1:
+        return records
+    found = ", ".join(f"{code} ({n} questions)" for code, n in counts.items())
+    if language is None:
+        raise UsageError(
+            f"{path} holds questions in {len(counts)} languages: {found}; run one language at "
+            f"a time with --language ({' or '.join(counts)}; in a sweep, language: "
+            f"[{', '.join(counts)}]), each its own run with its own results"
+        )
+    code = _language_code(language)
+    chosen = [r for r in records if _language_code(r.language) == code]
+    if not chosen:
+        raise UsageError(f"{path} holds no questions in {code}; its languages: {found}")
+    return [dataclasses.replace(r, index=n) for n, r in enumerate(chosen)]  # ids are kept
 
 
 def build_task(

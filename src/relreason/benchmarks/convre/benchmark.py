@@ -12,7 +12,12 @@ from pydantic import Field
 from relreason.benchmarks.base import Benchmark, BenchmarkParams, PaperFigure
 from relreason.benchmarks.convre.files import FILES
 from relreason.benchmarks.convre.official import FAMILIES, infer_family
-from relreason.benchmarks.convre.readers import DEFAULT_FAMILY, convre_scorer, parse_reader
+from relreason.benchmarks.convre.readers import (
+    chosen_family,
+    convre_scorer,
+    parse_reader,
+    reading_note,
+)
 from relreason.benchmarks.convre.settings import KNOBS, SETTING_IDS, TASKS, paper_setting
 from relreason.declare import Cli
 from relreason.errors import UsageError
@@ -99,11 +104,19 @@ class ConvReParams(BenchmarkParams):
     ] = "sound"
     family: Annotated[
         str | None,
-        Cli(hidden=True),
+        Cli(reading=True),
         Field(
-            description="The official rule's model family when the reader names none "
-            "(inferred from the model by ``for_model``; default gpt-chat)."
+            description="The model family whose official rule reads answers (gpt-chat, "
+            "gpt-text, claude, llama2, qwen, internlm, flan-t5): inferred from the model's "
+            "name where it says (qwen, llama-2, flan-t5, internlm, claude, openai:); needed "
+            "with --reader official where it does not (a responses file, hf: or smollm2 "
+            "models)."
         ),
+    ] = None
+    family_from: Annotated[
+        Literal["given", "inferred"] | None,
+        Cli(hidden=True),
+        Field(description="How the family was chosen (filled in by ``for_model``)."),
     ] = None
 
     def knobs(self) -> dict[str, Any]:
@@ -137,13 +150,13 @@ class ConvRe(Benchmark[ConvReParams]):
             logprob_fallback=params.logprob_fallback,
         )
         sound = convre_scorer("sound", cot=chosen.cot, logprob_fallback=params.logprob_fallback)
-        kind, named = parse_reader(params.reader)
-        family = named or params.family or DEFAULT_FAMILY
+        kind, family, how = chosen_family(params.reader, params.family, params.family_from)
         official = convre_scorer("official", cot=chosen.cot, family=family)
         official_name = f"official:{family}"
         description = dict(task.description)
         if kind == "official":
             description["reader"] = official_name
+        description["reading"] = reading_note(kind, family, how)
         return dataclasses.replace(
             task,
             strict=params.mode == "strict",
@@ -154,13 +167,26 @@ class ConvRe(Benchmark[ConvReParams]):
             alt_reader="sound" if kind == "official" else official_name,
         )
 
+    def recorded_params(self, params: ConvReParams, description: Mapping[str, Any]) -> ConvReParams:
+        """A folder run with ``--reader official`` and no family before the family was
+        required recorded the rule it read with (``reader``: ``official:gpt-chat``): resumed,
+        it reads with that rule again."""
+        recorded = str(description.get("reader") or "")
+        family = recorded.partition(":")[2]
+        unnamed = parse_reader(params.reader) == ("official", None)
+        if unnamed and params.family is None and family in FAMILIES:
+            return params.model_copy(update={"family": family})
+        return params
+
     def for_model(self, params: ConvReParams, spec: str, api: str = "chat") -> ConvReParams:
         """Fill in the official family from the model spec when it is clear (``anthropic:``
         -> claude, flan-t5, llama-2, qwen, internlm names, ``--api completions`` -> gpt-text)."""
         if params.family is not None:
             return params
         inferred = infer_family(spec, api=api)
-        return params if inferred is None else params.model_copy(update={"family": inferred})
+        if inferred is None:
+            return params
+        return params.model_copy(update={"family": inferred, "family_from": "inferred"})
 
     def grid(self) -> dict[str, list[Any]]:
         """Both tasks, the 12 paper settings, the full set, normal relation names."""

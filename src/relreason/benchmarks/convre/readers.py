@@ -19,10 +19,12 @@ from relreason.types import Extraction, Scorer
 __all__ = [
     "DEFAULT_FAMILY",
     "ReadingAudit",
+    "chosen_family",
     "convre_scorer",
     "official_family",
     "parse_reader",
     "reading_audit",
+    "reading_note",
 ]
 
 DEFAULT_FAMILY = "gpt-chat"
@@ -44,6 +46,49 @@ def parse_reader(value: str) -> tuple[str, str | None]:
         return "official", key[len("official:") :]
     valid = ", ".join(["sound", "official", *(f"official:{f}" for f in FAMILIES)])
     raise UsageError(f"unknown reader {value!r}; valid: {valid}")
+
+
+def chosen_family(
+    reader: str, family: str | None, family_from: str | None = None
+) -> tuple[str, str, str]:
+    """Return (reader kind, the official rule's family, how it was chosen: "given",
+    "inferred" or "default") for ``--reader`` and ``--family``.
+
+    ``--reader official`` with no family (none given, none inferred from the model) is refused:
+    a responses file or a model whose name says no family would otherwise be read by
+    gpt-chat's rule without a word. For the sound reader the second reading (the reading audit)
+    falls back to :data:`DEFAULT_FAMILY`. Raises UsageError for an unknown family, or one that
+    differs from the family ``official:FAMILY`` names.
+    """
+    kind, named = parse_reader(reader)
+    if family is not None and family not in FAMILIES:
+        raise UsageError(f"unknown ConvRe family {family!r}; valid: {', '.join(FAMILIES)}")
+    if named is not None and family is not None and named != family and family_from != "inferred":
+        raise UsageError(f"--reader official:{named} and --family {family} name two families")
+    if named is not None:
+        return kind, named, "given"
+    if family is not None:
+        return kind, family, family_from or "given"
+    if kind == "official":
+        raise UsageError(
+            "--reader official needs the model's family, which cannot be inferred here (a "
+            "responses file, or a model whose name names none): give --family FAMILY or "
+            f"--reader official:FAMILY; families: {', '.join(FAMILIES)}"
+        )
+    return kind, DEFAULT_FAMILY, "default"
+
+
+def reading_note(kind: str, family: str, how: str) -> str:
+    """One line saying which rule reads the answers and which gives the second reading."""
+    why = {
+        "given": "the family given",
+        "inferred": "the family inferred from the model's name",
+        "default": f"the model's family is not known, so {DEFAULT_FAMILY}'s; --family names "
+        "another",
+    }[how]
+    if kind == "official":
+        return f"answers read by official:{family} ({why}); second reading: sound"
+    return f"answers read by sound; second reading (reading audit): official:{family} ({why})"
 
 
 def official_family(

@@ -50,7 +50,11 @@ _FAST = {
     for form in ("{x}", "{x}.", "{x}:", "({x})")
 }
 _PREFIX = r"(?i:(?:the\s+)?(?:correct\s+|right\s+|final\s+)?(?:answer|choice|option)(?:\s+is)?)"
-_CLEAN_LINE = re.compile(rf"(?:{_PREFIX}\s*:?\s*)?\**[(\[]?\s*([AB])\s*[)\]]?\**\s*[.:)]?\**")
+_QUOTE = "\"'\u201c\u201d\u2018\u2019"
+"""Quotes around a letter: straight, and curly double and single ones."""
+_CLEAN_LINE = re.compile(
+    rf"(?:{_PREFIX}\s*:?\s*)?\**[(\[]?\s*[{_QUOTE}]?([AB])[{_QUOTE}]?\s*[)\]]?\**\s*[.:)]?\**"
+)
 _LOWER_LINE = re.compile(rf"(?:{_PREFIX}\s*:?\s*)?\**[(\[]?\s*([ab])\s*[)\]]?\**\s*[.:)]?\**")
 _LEAD_IN = re.compile(
     r"(?:(?P<option>(?i:option|choice))\s*|[^\n]{1,120}?[,:]\s+)"
@@ -72,11 +76,14 @@ _LETTER_TEXT = re.compile(r"[(\[]?([AB])[)\]]?\s+(\S.*)")
 _IS_CORRECT = re.compile(r"([AB])\s+is\s+(?:the\s+)?(?i:correct|right|answer)")
 _ECHO_LINE = re.compile(r"^[ \t]*\(?([AB])\)?[ \t]*[:.)][ \t]*\S", re.MULTILINE)
 _BARE_LABEL = re.compile(r"^[ \t]*\(?([AB])\)?[ \t]*:[ \t]*$", re.MULTILINE)
+_LISTED_LABEL = re.compile(r"(?:^|(?<=\s))(?:\(([AB])\)[ \t]*[:.]?|([AB])[ \t]*[:.)])[ \t]*")
+"""A label as an options listing writes it: ``A:``, ``A.``, ``A)`` or ``(A)``."""
 _CONTINUATION = re.compile(r"\n[ \t]*(?:Instruction|Question|Read the instruction)\b")
 _STATEMENT = re.compile(
-    r"(?i:\b(?:answer|choice|option)\s*(?:is|(?:would|should|could|might|may|will|must)\s+be|:)"
-    r"|\b(?:choose|select|pick)|\bcorrect\s+one\s+is)"
-    r"\s*(?i:either\s+)?(?i:option\s+|choice\s+)?[\"'(\[*]*\s*([A-G])(?![A-Za-z0-9\u00C0-\u024F])"
+    r"(?i:\b(?:answer|choice|option)\s*(?:(?:is|(?:would|should|could|might|may|will|must)\s+be)"
+    r"(?:[ \t]*:(?=[ \t]*\S))?|:)|\b(?:choose|select|pick)|\bcorrect\s+one\s+is)"
+    rf"\s*(?i:either\s+)?(?i:option\s+|choice\s+)?[{_QUOTE}(\[*]*\s*([A-G])"
+    r"(?![A-Za-z0-9\u00C0-\u024F])"
 )
 _ANSWER_PREFIX = re.compile(r"(?i:\b(?:answer|choice|option)\s*(?:is|:))\s*")
 _FIELD_LETTER = re.compile(
@@ -173,6 +180,9 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
         return _Read(None, "none", "restates both choices (their labels)")
     if _LABELS_ONLY.fullmatch(first):
         return _Read(None, "none", "restates both choices (their labels)")
+    if _one_line_listing(first, choice_texts):  # "A: <A's text> B: <B's text>"
+        after = _final_statement(text, len(first))
+        return after or _Read(None, "none", "restates both choices (on one line)")
     if _BARE_LABEL.fullmatch(first):  # a cue ("A:"), not an answer: " A:\n\nThe answer is: A."
         return _final_statement(text, len(first), choice_texts) or _Read(
             None, "none", "a bare label cue ('A:'), then no answer"
@@ -227,6 +237,25 @@ def _read_plain(text: str, choice_texts: tuple[str, str]) -> _Read:
     return _final_statement(text, 0, choice_texts) or _Read(
         None, "none", "no answer statement found"
     )
+
+
+def _one_line_listing(line: str, choice_texts: tuple[str, str]) -> bool:
+    """Whether ``line`` lists both choices back, each label followed by its own text, on one
+    line: ``A: <A's text> B: <B's text>`` (also ``A. ...``, ``A) ...``, ``(A) ...``, either
+    letter first), as a two-line listing does on two."""
+    labels = list(_LISTED_LABEL.finditer(line))
+    if len(labels) < 2 or labels[0].start() != 0:
+        return False
+    first = labels[0].group(1) or labels[0].group(2)
+    for second in labels[1:]:
+        letter = second.group(1) or second.group(2)
+        if letter == first:
+            continue
+        head = match_option_text(line[labels[0].end() : second.start()], choice_texts)
+        tail = match_option_text(line[second.end() :], choice_texts, prefix=True)
+        if head == LETTERS.index(first) and tail == LETTERS.index(letter):
+            return True
+    return False
 
 
 def _clean_unless_contradicted(letter: str, text: str) -> _Read:
