@@ -123,7 +123,9 @@ def test_a_signal_stops_an_api_run_cleanly_and_it_resumes(
         assert child.returncode == 130, err
         assert f"relreason run --resume {out}" in err and "Traceback" not in err
         manifest = json.loads((out / "manifest.json").read_text())
-        assert manifest["status"] == "interrupted"
+        # a machine too busy to close the run within the bound exits before marking it
+        forced = f"did not stop within {STOP_BOUND_S:g} s" in err
+        assert manifest["status"] in (("interrupted", "running") if forced else ("interrupted",))
         finished = {i for i, r in load_records(out).items() if r["status"] != "failed"}
         assert 10 <= len(finished) < 200
         at_stop = dict(server.counts)
@@ -148,7 +150,9 @@ def test_a_signal_abandons_a_busy_local_model_within_seconds(tmp_path: Path) -> 
     # within STOP_BOUND_S, with a margin for a loaded machine, well before a batch's 30 s
     assert took < STOP_BOUND_S + 15, "waited for the local model's batch"
     assert child.returncode == 130 and "relreason run --resume" in err
-    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+    forced = f"did not stop within {STOP_BOUND_S:g} s" in err  # a busy machine: not marked
+    status = json.loads((out / "manifest.json").read_text())["status"]
+    assert status in (("interrupted", "running") if forced else ("interrupted",))
     assert len(load_records(out)) == 4  # the abandoned batch's items stay unfinished
 
 

@@ -263,4 +263,6 @@ def test_an_api_run_stops_quickly_and_marks_its_folder(tmp_path: Path) -> None:
     assert child.process.returncode == 130, child.messages
     assert took < STOP_BOUND_S + 20
     assert "Traceback" not in child.messages and child.messages.count("stopped:") == 1
-    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+    forced = f"did not stop within {STOP_BOUND_S:g} s" in child.messages  # a busy machine
+    status = json.loads((out / "manifest.json").read_text())["status"]
+    assert status in (("interrupted", "running") if forced else ("interrupted",))
