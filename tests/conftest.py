@@ -229,7 +229,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     """The last lines of a run: any process left running, and what was skipped and why (also
     written to the file ``RELREASON_SKIP_SUMMARY`` names, for scripts/test.sh to print last)."""
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is None:
+    if reporter is None or config.option.collectonly:
         return
     for line in config.stash.get(_LEFTOVERS, []):
         reporter.write_line(f"left running after the session (killed): {line}", red=True)
