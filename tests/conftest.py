@@ -124,12 +124,13 @@ _LEFT_ALONE = ("resource_tracker", "semaphore_tracker", "forkserver")
 """Helpers Python's multiprocessing starts once and keeps for the whole session (not a leak)."""
 
 
-def _children() -> list[Any]:
-    """This process's living descendants (psutil.Process values), session helpers left out."""
+def _children(*, recursive: bool = True) -> list[Any]:
+    """This process's living descendants (psutil.Process values; with ``recursive=False`` its
+    children only), session helpers left out."""
     import psutil
 
     found = []
-    for child in psutil.Process().children(recursive=True):
+    for child in psutil.Process().children(recursive=recursive):
         try:
             if child.status() == psutil.STATUS_ZOMBIE:
                 continue
@@ -163,12 +164,15 @@ def _kill(processes: list[Any], grace_s: float) -> list[str]:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
-    """Remember the child processes the test's own code started and left running."""
-    before = {(p.pid, p.create_time()) for p in _children()}
+    """Remember the child processes the test's own code started and left running (direct
+    children: the workers a fixture's server starts as it goes are the fixture's)."""
+    before = {(p.pid, p.create_time()) for p in _children(recursive=False)}
     try:
         return (yield)
     finally:
-        item.stash[_BORN] = [p for p in _children() if (p.pid, p.create_time()) not in before]
+        item.stash[_BORN] = [
+            p for p in _children(recursive=False) if (p.pid, p.create_time()) not in before
+        ]
 
 
 @pytest.hookimpl(wrapper=True)
