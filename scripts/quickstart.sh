@@ -10,7 +10,7 @@
 # paper's figures), the breakdowns and its run folder; the end prints the commands for the full
 # sets. Without network (the official data cannot be fetched) it says how to go on
 # (RELREASON_DATA_DIR, --mirror), skips ConvRe and MCR, and ends with the compose result
-# (exit 0). The README's "Set-up" section gives the times measured.
+# (exit 0). perf/RESULTS-readme.md records the times measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }

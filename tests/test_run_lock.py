@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -91,7 +90,10 @@ RACER = textwrap.dedent(
     from relreason.errors import UsageError
     from relreason.run.runner import RunOptions, run_task
     import time
-    time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
+    go = Path(sys.argv[2])
+    print("ready", flush=True)
+    while not go.exists():  # all three start writing at the same moment
+        time.sleep(0.001)
     try:
         run_task(toy_task(300), BaselineBackend("random", seed=2), Path(sys.argv[1]),
                  RunOptions(use_cache=False, concurrency=2))
@@ -107,10 +109,10 @@ def test_two_racing_processes_never_both_write(tmp_path: Path) -> None:
     script = tmp_path / "racer.py"
     script.write_text(RACER.format(tests=str(TESTS_DIR)))
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    start = time.time() + 2.0
+    go = tmp_path / "go"
     racers = [
         subprocess.Popen(
-            [sys.executable, str(script), str(out), str(start)],
+            [sys.executable, str(script), str(out), str(go)],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -118,7 +120,16 @@ def test_two_racing_processes_never_both_write(tmp_path: Path) -> None:
         )
         for _ in range(3)
     ]
-    results = [(r.wait(120), r.communicate()) for r in racers]
+    try:  # once all three are ready (however slowly a loaded machine started them), go
+        for racer in racers:
+            assert racer.stdout is not None and racer.stdout.readline().strip() == "ready"
+        go.touch()
+        results = [(r.wait(120), r.communicate()) for r in racers]
+    finally:
+        for racer in racers:
+            if racer.poll() is None:
+                racer.kill()
+                racer.communicate()
     codes = sorted(code for code, _ in results)
     assert codes[0] == 0, results
     refused = [out_err for code, out_err in results if code == 2]

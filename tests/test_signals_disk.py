@@ -4,6 +4,7 @@ exact resume command; a full disk at a write is one clear message (exit 2) losin
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ import pytest
 from relreason.errors import UsageError
 from relreason.models.baselines import BaselineBackend
 from relreason.records import load_records
+from relreason.run.loop import STOP_BOUND_S
 from relreason.run.runner import RunOptions, resume_run, run_task
 from servers.fault_server import FaultServer, toy_task
 
@@ -92,21 +95,37 @@ def wait_for_records(out: Path, n: int, timeout: float = 60) -> None:
     raise AssertionError("the run wrote too few records")
 
 
+@contextlib.contextmanager
+def killed_at_the_end(child: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    """``child``, killed when the block ends if it still runs (a failed test leaves nothing)."""
+    try:
+        yield child
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.communicate(timeout=30)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_stops_an_api_run_cleanly_and_it_resumes(
     tmp_path: Path, sig: signal.Signals
 ) -> None:
     with FaultServer(fault_rate=0.0, delay_s=0.05) as server:
         child, out = start(tmp_path, server.url, "api")
-        wait_for_records(out, 10)
-        child.send_signal(sig)
-        sent = time.monotonic()
-        _, err = child.communicate(timeout=30)
-        assert time.monotonic() - sent < 5
+        with killed_at_the_end(child):
+            wait_for_records(out, 10)
+            child.send_signal(sig)
+            sent = time.monotonic()
+            _, err = child.communicate(timeout=60)
+            took = time.monotonic() - sent
+        # the run ends itself within STOP_BOUND_S; the margin is for a loaded machine
+        assert took < STOP_BOUND_S + 15, took
         assert child.returncode == 130, err
         assert f"relreason run --resume {out}" in err and "Traceback" not in err
         manifest = json.loads((out / "manifest.json").read_text())
-        assert manifest["status"] == "interrupted"
+        # a machine too busy to close the run within the bound exits before marking it
+        forced = f"did not stop within {STOP_BOUND_S:g} s" in err
+        assert manifest["status"] in (("interrupted", "running") if forced else ("interrupted",))
         finished = {i for i, r in load_records(out).items() if r["status"] != "failed"}
         assert 10 <= len(finished) < 200
         at_stop = dict(server.counts)
@@ -122,14 +141,18 @@ def test_a_signal_stops_an_api_run_cleanly_and_it_resumes(
 
 def test_a_signal_abandons_a_busy_local_model_within_seconds(tmp_path: Path) -> None:
     child, out = start(tmp_path, "-", "local")
-    wait_for_records(out, 4)  # the first batch (fast) is written; the next sleeps 30 s
-    time.sleep(0.5)
-    child.send_signal(signal.SIGINT)
-    sent = time.monotonic()
-    _, err = child.communicate(timeout=30)
-    assert time.monotonic() - sent < 5, "waited for the local model's batch"
+    with killed_at_the_end(child):
+        wait_for_records(out, 4)  # the first batch (fast) is written; the others sleep 30 s
+        child.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        _, err = child.communicate(timeout=60)
+        took = time.monotonic() - sent
+    # within STOP_BOUND_S, with a margin for a loaded machine, well before a batch's 30 s
+    assert took < STOP_BOUND_S + 15, "waited for the local model's batch"
     assert child.returncode == 130 and "relreason run --resume" in err
-    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+    forced = f"did not stop within {STOP_BOUND_S:g} s" in err  # a busy machine: not marked
+    status = json.loads((out / "manifest.json").read_text())["status"]
+    assert status in (("interrupted", "running") if forced else ("interrupted",))
     assert len(load_records(out)) == 4  # the abandoned batch's items stay unfinished
 
 

@@ -16,6 +16,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -31,13 +32,17 @@ ENV = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPAT
 
 
 class Child:
-    """A ``relreason`` command in a subprocess whose stderr is read line by line as it comes."""
+    """A ``relreason`` command (or, with ``argv``, any Python command) in a subprocess whose
+    stderr is read line by line as it comes. Use it as a context manager: leaving the block
+    kills the process if it still runs, so a failed test leaves nothing behind."""
 
-    def __init__(self, args: list[str], *, importtime: bool = False) -> None:
+    def __init__(
+        self, args: list[str], *, importtime: bool = False, argv: list[str] | None = None
+    ) -> None:
         flags = ["-X", "importtime"] if importtime else []
         code = "from relreason.cli import main; main()"
         self.process = subprocess.Popen(
-            [sys.executable, *flags, "-c", code, *args],
+            argv or [sys.executable, *flags, "-c", code, *args],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -47,20 +52,47 @@ class Child:
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
+    def __enter__(self) -> Child:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(30)
+        self._reader.join(5)
+
     def _read(self) -> None:
         assert self.process.stderr is not None
         for line in self.process.stderr:
             self.lines.append(line)
 
-    def wait_for(self, text: str, timeout: float = 60) -> None:
+    def wait_until(self, ready: Callable[[list[str]], bool], what: str, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if any(text in line for line in self.lines):
+            if ready(list(self.lines)):
                 return
             if self.process.poll() is not None:
+                self._reader.join(5)
+                if ready(list(self.lines)):
+                    return
                 break
             time.sleep(0.005)
-        raise AssertionError(f"never saw {text!r}: {''.join(self.lines)[-2000:]}")
+        raise AssertionError(f"never saw {what}: {''.join(self.lines)[-2000:]}")
+
+    def wait_for(self, text: str, timeout: float = 120) -> None:
+        self.wait_until(lambda lines: any(text in line for line in lines), repr(text), timeout)
+
+    def wait_for_import_after(self, text: str, timeout: float = 120) -> None:
+        """Wait until ``-X importtime`` reports an import finished after the line holding
+        ``text``: the code that follows that import in the child is then running."""
+
+        def ready(lines: list[str]) -> bool:
+            ends = [i for i, line in enumerate(lines) if text in line]
+            return bool(ends) and any(
+                line.startswith("import time:") for line in lines[ends[0] + 1 :]
+            )
+
+        self.wait_until(ready, f"an import after {text!r}", timeout)
 
     def stop(self, sig: signal.Signals = signal.SIGINT, timeout: float = 60) -> float:
         """Send ``sig``; return the seconds until the process ended."""
@@ -83,12 +115,15 @@ def test_a_signal_during_start_up_is_one_line_and_no_traceback(
     tmp_path: Path, delay: float, sig: signal.Signals
 ) -> None:
     out = tmp_path / "run"
-    child = Child(
+    with Child(
         ["run", "compose", "--model", "first", "--no-cache", "--out", str(out)], importtime=True
-    )
-    child.wait_for("| relreason.cli\n")  # the command line's own code runs from here on
-    time.sleep(delay)
-    child.stop(sig)
+    ) as child:
+        # relreason.cli imported, then main() installs its handlers before it imports anything
+        # more: an import reported after relreason.cli's means relreason's code handles signals
+        # (a signal before that comes during Python's start-up, which just ends the process)
+        child.wait_for_import_after("| relreason.cli\n")
+        time.sleep(delay)
+        child.stop(sig)
     messages = child.messages
     assert "Traceback" not in messages, messages
     if child.process.returncode == 0:  # the whole run was over before the signal came
@@ -107,13 +142,13 @@ def test_a_signal_while_a_local_model_loads_is_one_line(tmp_path: Path) -> None:
         gguf_path()
     except RelreasonError as error:  # the bundled model's package is not installed
         pytest.skip(f"no bundled SmolLM2: {error}")
-    child = Child(
+    with Child(
         ["run", "compose", "--model", "smollm2", "--no-cache", "--out", str(tmp_path / "r")],
         importtime=True,
-    )
-    child.wait_for(" torch.")  # the backend is being built: torch is being imported
-    time.sleep(0.1)
-    child.stop(signal.SIGINT)
+    ) as child:
+        child.wait_for(" torch.")  # the backend is being built: torch is being imported
+        time.sleep(0.1)
+        child.stop(signal.SIGINT)
     assert child.process.returncode == 130, child.messages
     assert "Traceback" not in child.messages and child.messages.count("stopped:") == 1
 
@@ -135,7 +170,11 @@ BLOCKING = textwrap.dedent(
         def describe(self):
             return {{"backend": "blocking"}}
         async def generate(self, requests):
-            time.sleep(0.01 if requests[0].prompt.startswith("Question 0 ") else 60)
+            if requests[0].prompt.startswith("Question 0 "):
+                time.sleep(0.01)
+            else:
+                print("holding the loop", file=sys.stderr, flush=True)
+                time.sleep(60)
             return [Response(text=r.reference) for r in requests]
         async def score_choices(self, requests):
             raise NotImplementedError
@@ -149,28 +188,26 @@ BLOCKING = textwrap.dedent(
 )
 
 
-def _blocking_child(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
+def _blocking_child(tmp_path: Path) -> tuple[Child, Path]:
+    """The blocking run in a subprocess, once its item 1 holds the event loop (for 60 s)."""
     out = tmp_path / "run"
     script = tmp_path / "blocking.py"
     script.write_text(BLOCKING.format(tests=str(TESTS_DIR), out=str(out)))
-    child = subprocess.Popen(
-        [sys.executable, str(script)], stderr=subprocess.PIPE, text=True, env=ENV
-    )
-    deadline = time.monotonic() + 60
-    while not (out / "records.jsonl").exists() or not (out / "records.jsonl").read_text():
-        assert time.monotonic() < deadline and child.poll() is None
-        time.sleep(0.02)
-    time.sleep(0.2)  # item 1 now holds the loop for 60 s
+    child = Child([], argv=[sys.executable, str(script)])
+    try:
+        child.wait_for("holding the loop")
+    except BaseException:
+        child.__exit__()
+        raise
     return child, out
 
 
 def test_a_run_whose_loop_is_held_up_still_stops_within_the_bound(tmp_path: Path) -> None:
     child, out = _blocking_child(tmp_path)
-    sent = time.monotonic()
-    child.send_signal(signal.SIGTERM)
-    _, err = child.communicate(timeout=60)
-    took = time.monotonic() - sent
-    assert child.returncode == 130, err
+    with child:
+        took = child.stop(signal.SIGTERM)
+    err = child.messages
+    assert child.process.returncode == 130, err
     assert took < STOP_BOUND_S + 20, took  # generous: the machine may be loaded
     assert f"did not stop within {STOP_BOUND_S:g} s" in err and "Traceback" not in err
     assert "relreason run --resume" in err
@@ -180,20 +217,26 @@ def test_a_run_whose_loop_is_held_up_still_stops_within_the_bound(tmp_path: Path
 
 def test_a_second_signal_stops_at_once(tmp_path: Path) -> None:
     child, _ = _blocking_child(tmp_path)
-    child.send_signal(signal.SIGINT)
-    time.sleep(0.3)
-    sent = time.monotonic()
-    child.send_signal(signal.SIGINT)
-    _, err = child.communicate(timeout=60)
-    assert child.returncode == 130 and "interrupted again" in err, err
-    assert time.monotonic() - sent < STOP_BOUND_S  # did not wait for the bound
+    with child:
+        # Two signals that reach the child before its Python handler has run once are one
+        # signal to Python: on a busy machine the handler may not run within any fixed pause.
+        # So the signal is sent again every 0.2 s until the process ends: the first one the
+        # handler sees arms the stop, the next one it sees must end the process at once.
+        deadline = time.monotonic() + 60
+        while child.process.poll() is None and time.monotonic() < deadline:
+            child.process.send_signal(signal.SIGINT)
+            time.sleep(0.2)
+        child.process.wait(5)
+    err = child.messages
+    assert child.process.returncode == 130 and "interrupted again" in err, err
+    assert "did not stop within" not in err  # did not wait for the bound
     assert "Traceback" not in err
 
 
 def test_an_api_run_stops_quickly_and_marks_its_folder(tmp_path: Path) -> None:
     with FaultServer(fault_rate=0.0, delay_s=0.2) as server:
         out = tmp_path / "run"
-        child = Child(
+        with Child(
             [
                 "run",
                 "compose",
@@ -208,14 +251,18 @@ def test_an_api_run_stops_quickly_and_marks_its_folder(tmp_path: Path) -> None:
                 "--out",
                 str(out),
             ]
-        )
-        child.wait_for("run folder:")
-        deadline = time.monotonic() + 60
-        while not (out / "records.jsonl").exists() or (out / "records.jsonl").stat().st_size == 0:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        took = child.stop(signal.SIGINT)
+        ) as child:
+            child.wait_for("run folder:")
+            deadline = time.monotonic() + 120
+            while (
+                not (out / "records.jsonl").exists() or not (out / "records.jsonl").stat().st_size
+            ):
+                assert time.monotonic() < deadline and child.process.poll() is None
+                time.sleep(0.02)
+            took = child.stop(signal.SIGINT)
     assert child.process.returncode == 130, child.messages
     assert took < STOP_BOUND_S + 20
     assert "Traceback" not in child.messages and child.messages.count("stopped:") == 1
-    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+    forced = f"did not stop within {STOP_BOUND_S:g} s" in child.messages  # a busy machine
+    status = json.loads((out / "manifest.json").read_text())["status"]
+    assert status in (("interrupted", "running") if forced else ("interrupted",))

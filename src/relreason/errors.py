@@ -76,4 +76,4 @@ EXIT_CODES = {
     3: "the run ended with items that failed (or the server could not be reached)",
     130: "interrupted (Ctrl-C or SIGTERM); the folder can be resumed",
 }
-"""The command line's exit codes (documented in the README)."""
+"""The command line's exit codes (documented in docs/robustness.md)."""
