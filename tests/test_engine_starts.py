@@ -18,11 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from relreason.errors import UsageError
 from relreason.models import llama_check
 from relreason.models.baselines import BaselineBackend
 from relreason.models.devices import available, check_device, cuda_count, has_mps
+from relreason.models.engine_log import TeeOutput, root_cause
+from relreason.models.vllm_memory import FLOOR, pick_share, weights_bytes
 
 REPO = Path(__file__).resolve().parents[1]
 RUN = ("run", "compose", "--language", "en", "--method", "zs", "--scoring", "logprob")
@@ -221,6 +225,16 @@ def test_run_on_a_missing_device_exits_2_before_loading_anything(
     assert not (tmp_path / "r").exists() and not (tmp_path / "cache" / "models").exists()
 
 
+@no_gpu
+@pytest.mark.model
+def test_an_hf_backend_built_by_hand_refuses_the_device_before_loading(tmp_path: Path) -> None:
+    pytest.importorskip("transformers")
+    from relreason.models.hf.backend import HFBackend
+
+    with pytest.raises(UsageError, match="device 'cuda' is not available"):
+        HFBackend(str(tmp_path / "no-model-here"), device="cuda")  # no load error: never read
+
+
 # ------------------------------------------------------------------ what a backend chose
 
 
@@ -248,3 +262,75 @@ def test_options_a_backend_chose_are_recorded_unless_given(
     )
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["model"]["options"]["gpu_memory_utilization"] == recorded
+
+
+# ------------------------------------------------------------------ an engine's own reason
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=60)
+
+
+def test_root_cause_is_the_engine_process_error_not_the_pointer_to_it() -> None:
+    log = [
+        "\x1b[1;36m(EngineCore pid=812)\x1b[0;0m ERROR [core.py:1] EngineCore failed to start.",
+        "(EngineCore pid=812) Traceback (most recent call last):",
+        '(EngineCore pid=812)   File "cpu_worker.py", line 83, in init_device',
+        "(EngineCore pid=812) ValueError: Available memory on node 0 (1.0/2.0 GiB) is less than"
+        " desired CPU memory utilization (0.99, 1.98 GiB).",
+        "Exception: WorkerProc initialization failed due to an exception in a background process."
+        " See stack trace for root cause.",
+        "RuntimeError: Engine core initialization failed. See root cause above. Failed core"
+        " proc(s): {}",
+    ]
+    assert root_cause(log) == (
+        "Available memory on node 0 (1.0/2.0 GiB) is less than desired CPU memory utilization"
+        " (0.99, 1.98 GiB)."
+    )
+    assert root_cause(log[:3]) is None
+
+
+@given(st.lists(_TEXT.filter(lambda t: "Error: " not in t and "Exception: " not in t)), _TEXT)
+def test_root_cause_finds_the_last_error_line_after_any_log(before: list[str], said: str) -> None:
+    assume(said.strip() and not any(g in said for g in ("root cause above", "initialization")))
+    assert root_cause([*before, f"(EngineCore pid=7) pkg.mod.KeyError: {said}"]) == said.strip()
+    assert root_cause(before) is None
+
+
+def test_tee_keeps_what_a_started_process_writes_and_passes_it_on(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    tee = TeeOutput()
+    with tee:
+        code = "import sys; print('from the child'); sys.stderr.write('ValueError: it broke\\n')"
+        subprocess.run([sys.executable, "-c", code], check=True)
+    lines = tee.lines()
+    assert "from the child" in lines and root_cause(lines) == "it broke"
+    out, err = capfd.readouterr()
+    assert "from the child" in out and "ValueError: it broke" in err
+
+
+# ------------------------------------------------------------------ vLLM's share on a CPU
+
+GIB = 1024**3
+
+
+@given(
+    st.integers(0, 400 * GIB),
+    st.integers(GIB, 2048 * GIB),
+    st.floats(0.0, 1.0),
+)
+def test_the_picked_share_fits_the_available_memory(weights: int, total: int, free: float) -> None:
+    available = int(total * free)
+    share = pick_share(weights, total, available)
+    room = 0.9 * available / total
+    assert 0.01 <= share <= 1.0
+    assert share <= max(0.01, room)
+    assert share >= min(FLOOR, room) - 0.01  # the floor, unless the memory is not there
+    if room >= 1.0:
+        assert share * total >= min(weights * 1.25 + 4 * GIB, total) - 0.01 * total
+
+
+def test_the_share_counts_a_model_folders_weight_files(tmp_path: Path) -> None:
+    (tmp_path / "model.safetensors").write_bytes(b"0" * 1000)
+    (tmp_path / "config.json").write_text("{}")
+    assert weights_bytes(str(tmp_path)) == 1000
+    assert weights_bytes("Qwen/Qwen2.5-7B-Instruct") == 0  # a hub name: unknown here

@@ -25,7 +25,8 @@ _ERROR_LINE = re.compile(
     r"(?:^|[\s)\]])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)): (.+)$"
 )
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_GENERIC = ("See root cause above", "Engine core initialization failed")
+_GENERIC = ("root cause above", "Engine core initialization failed", "stack trace for root cause")
+"""vLLM's own pointers to the cause, never the cause itself."""
 _KEPT_LINES = 400
 
 
