@@ -75,7 +75,8 @@ def check_build(model: Path) -> None:
             f"llama-cpp-python {version} crashes on this CPU ({verdict.get('detail')} at its "
             "first forward pass): it was built for another processor or with instructions "
             "this machine does not allow (AMX tiles). Rebuild it portably (about 10 minutes "
-            f"on 2 cores): {rebuild_command(version)}"
+            f"on 2 cores): {rebuild_command(version)} ; and so that no later install takes the "
+            "crashing wheel from pip's cache: pip cache remove 'llama_cpp_python*'"
         )
 
 
