@@ -73,10 +73,11 @@ def check_build(model: Path) -> None:
         version = key.split("|", 1)[0]
         raise UsageError(
             f"llama-cpp-python {version} crashes on this CPU ({verdict.get('detail')} at its "
-            "first forward pass): it was built for another processor or with instructions "
-            "this machine does not allow (AMX tiles). Rebuild it portably (about 10 minutes "
-            f"on 2 cores): {rebuild_command(version)} ; and so that no later install takes the "
-            "crashing wheel from pip's cache: pip cache remove 'llama_cpp_python*'"
+            "first forward pass): it was built for another processor, or with instructions "
+            "this machine does not allow (such as AMX tiles). Rebuild it portably (about 10 "
+            f"minutes on 2 cores): {rebuild_command(version)}   Then remove the crashing wheel "
+            "from pip's cache, so that no later install takes it: pip cache remove "
+            "'llama_cpp_python*'"
         )
 
 

@@ -122,7 +122,7 @@ class HFBackend(ModelBackend):
             self.encoder_decoder = bool(getattr(self.config, "is_encoder_decoder", False))
             auto = AutoModelForSeq2SeqLM if self.encoder_decoder else AutoModelForCausalLM
             model: Any = auto.from_pretrained(name_or_path, dtype=dtype)
-        except (OSError, ValueError, KeyError) as exc:
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:  # transformers' reason
             raise UsageError(f"cannot load model {name_or_path!r}: {exc}") from exc
         self.model = model.to(self._device).eval()
         tok = self.tokenizer
