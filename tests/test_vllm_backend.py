@@ -13,6 +13,9 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
+import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,10 +36,9 @@ pytestmark = pytest.mark.vllm
 VS_HF = 1e-3
 """vLLM's CPU kernels vs transformers on the same float32 weights, per choice (measured: at most
 1.8e-05 on 48 ConvRe setting 9 items, perf/RESULTS-engines.md)."""
-CPU: dict[str, Any] = {"max_model_len": 2048, "gpu_memory_utilization": 0.25, "enforce_eager": True}
-"""On CPU, ``gpu_memory_utilization`` is the share of NUMA node 0's memory that weights,
-activations and KV cache must fit in: 0.1 of a 14 GiB node left 0.05 GiB for the KV cache,
-less than one 2048-token sequence needs (seen on a machine whose node 0 holds 14 of its 23 GiB)."""
+CPU: dict[str, Any] = {"max_model_len": 2048, "enforce_eager": True}
+"""No ``gpu_memory_utilization``: on a CPU the backend picks the share of NUMA node 0's memory
+(``vllm_memory``; vLLM's own 0.92 is refused wherever anything else runs)."""
 
 
 def run(coro: Any) -> Any:
@@ -172,6 +174,37 @@ def test_describe_and_the_chat_template(vllm_backend: VLLMBackend, hf: Any) -> N
         assert engine.render("hello") == want
     finally:
         engine.settings = plain
+
+
+def test_on_a_cpu_the_memory_share_is_picked_said_and_used(vllm_backend: VLLMBackend) -> None:
+    from relreason.models.vllm_memory import cpu_share
+
+    share = vllm_backend.chosen_options()["gpu_memory_utilization"]
+    assert vllm_backend.settings.gpu_memory_utilization == share
+    assert vllm_backend._engine is not None
+    config = vllm_backend._engine.llm.llm_engine.vllm_config.cache_config
+    assert config.gpu_memory_utilization == share  # what vLLM was given
+    picked = cpu_share(vllm_backend.model)
+    assert picked is not None and f"--gpu-memory-utilization {picked[0]}:" in picked[1]
+
+
+def test_an_engine_that_cannot_start_exits_2_with_vllms_own_reason(
+    cache_root: Path, tmp_path: Path
+) -> None:
+    """More memory than the node has free: vLLM's engine process fails and says why in its
+    log; relreason prints that reason, not "Engine core initialization failed"."""
+    env = {**os.environ, "RELREASON_CACHE_DIR": str(cache_root)}
+    command = [sys.executable, "-m", "relreason", "run", "compose", "--language", "en"]
+    command += ["--method", "zs", "--scoring", "logprob", "--sample", "2"]
+    command += ["--model", "vllm:smollm2", "--gpu-memory-utilization", "0.99"]
+    command += ["--enforce-eager", "--max-model-len", "2048", "--out", str(tmp_path / "r")]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 2, done.stderr[-3000:]
+    error = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(error) == 1, done.stderr[-3000:]
+    assert "vLLM cannot load model" in error[0] and "memory" in error[0]
+    assert "0.99" in error[0] and "root cause above" not in error[0]
+    assert not any(line.startswith("Traceback") for line in done.stderr.splitlines()[-5:])
 
 
 def test_bad_options_are_usage_errors(cache_root: Path) -> None:

@@ -59,7 +59,7 @@ class ModelBackend(ABC):
     ``capabilities`` are set from the backend's registry line when ``load_backend`` builds it
     (a backend built by hand has the defaults, or sets its own).
     Optional hooks, with defaults that do nothing: ``prepare_choices``, ``sent_as``,
-    ``report_work``, ``aclose``.
+    ``report_work``, ``chosen_options``, ``aclose``.
     """
 
     spec: str
@@ -100,6 +100,12 @@ class ModelBackend(ABC):
         chat messages of a chat API, or the chat-templated text of a local model; None when
         the prompt is sent as it is. Recorded with each item, for audits."""
         return None
+
+    def chosen_options(self) -> Mapping[str, Any]:
+        """Backend options (``ModelOptions`` names) the backend chose itself because none was
+        given, e.g. vLLM's memory share on a CPU; the runner records them with the manifest's
+        model options. The default chose none."""
+        return {}
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections or memory; the default does nothing."""

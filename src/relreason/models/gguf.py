@@ -12,10 +12,12 @@ few-shot prefix once for a whole batch.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import itertools
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from llama_cpp import Llama, llama_chat_format, llama_cpp
 
 from relreason.errors import UsageError
 from relreason.models.base import ModelBackend, cut_at_stop
+from relreason.models.llama_check import check_build
 from relreason.models.options import ModelOptions
 from relreason.types import ChoiceRequest, GenerationRequest, Response, Usage
 
@@ -38,7 +41,9 @@ class GGUFBackend(ModelBackend):
     ``n_ctx`` is the context length (default: the model's training context, as ``hf`` takes
     its config's); ``threads`` llama.cpp's threads (None: its default). ``model_name`` and
     ``revision`` override what ``describe()`` reports (the bundled model). Raises
-    ``UsageError`` when the file cannot be loaded or an option is bad.
+    ``UsageError`` when the file cannot be loaded (with llama.cpp's own reason), when the
+    installed llama-cpp-python build crashes on this CPU (``llama_check``: with the command
+    that rebuilds it) or when an option is bad.
     """
 
     def __init__(
@@ -60,18 +65,21 @@ class GGUFBackend(ModelBackend):
         file = Path(path)
         if not file.is_file():
             raise UsageError(f"GGUF file not found: {path}")
-        try:
-            self.llm = Llama(
-                str(file),
-                n_ctx=n_ctx or 0,
-                n_threads=threads,
-                n_threads_batch=threads,
-                seed=seed,
-                logits_all=False,
-                verbose=False,
-            )
-        except (ValueError, RuntimeError) as exc:
-            raise UsageError(f"cannot load GGUF file {path}: {exc}") from exc
+        check_build(file)
+        with _llama_errors() as said:
+            try:
+                self.llm = Llama(
+                    str(file),
+                    n_ctx=n_ctx or 0,
+                    n_threads=threads,
+                    n_threads_batch=threads,
+                    seed=seed,
+                    logits_all=False,
+                    verbose=False,
+                )
+            except (ValueError, RuntimeError) as exc:
+                reason = said[0] if said else str(exc)  # the first error is the cause
+                raise UsageError(f"cannot load GGUF file {path}: llama.cpp says: {reason}") from exc
         self.spec = spec or f"gguf:{path}"
         self.path = file
         self.batch_size = batch_size
@@ -282,6 +290,31 @@ class GGUFBackend(ModelBackend):
         with self._lock:
             self.llm.n_tokens = 0  # what Llama.reset() does
             self._last = None
+
+
+@contextlib.contextmanager
+def _llama_errors() -> Iterator[list[str]]:
+    """llama.cpp's error lines while the block runs (``verbose=False`` sends them nowhere):
+    its own reason a file does not load, e.g. ``invalid magic characters``. Levels are ggml's
+    ``ggml_log_level``: 4 is ERROR, 5 continues the line before."""
+    said: list[str] = []
+    last = [0]
+
+    def keep(level: int, text: bytes, _: ctypes.c_void_p) -> None:
+        if level == 4 or (level == 5 and last[0] == 4):
+            line = text.decode("utf-8", "replace").strip()
+            if line:
+                said.append(line)
+        last[0] = level if level != 5 else last[0]
+
+    callback = llama_cpp.llama_log_callback(keep)  # kept referenced while it is set
+    llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
+    try:
+        yield said
+    finally:
+        from llama_cpp import _logger
+
+        llama_cpp.llama_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
 
 
 def build(name: str, spec: str, options: ModelOptions) -> GGUFBackend:

@@ -47,8 +47,8 @@ class ModelOptions(BaseModel):
     device: Annotated[
         str,
         Field(
-            description="Where a local model runs: cpu | cuda | auto (cuda when a GPU is there, "
-            "else cpu)."
+            description="Where a local model runs: cpu | cuda | cuda:N | mps | auto (cuda when "
+            "a GPU is there, else cpu); a device this machine lacks is refused before loading."
         ),
     ] = "cpu"
     dtype: Annotated[

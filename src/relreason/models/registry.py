@@ -157,6 +157,16 @@ def refuse_inapplicable(spec: str, options: ModelOptions) -> None:
         )
 
 
+def refuse_unavailable_device(spec: str, options: ModelOptions) -> None:
+    """Raise ``UsageError`` when the spec's backend takes ``device`` and that device is not on
+    this machine (``--device cuda`` without a GPU): in milliseconds, before anything loads."""
+    info = backend_info(spec)
+    if info is not None and "device" in info.options:
+        from relreason.models.devices import check_device
+
+        check_device(options.device)
+
+
 def load_backend(spec: str, options: ModelOptions | None = None, **kwargs: Any) -> ModelBackend:
     """Build the backend a model spec names.
 
@@ -165,7 +175,8 @@ def load_backend(spec: str, options: ModelOptions | None = None, **kwargs: Any) 
     ``timeout``, ``seed``), e.g. the ``model_options`` recorded in a run manifest.
 
     Returns a ready :class:`ModelBackend`. Raises ``UsageError`` for an unknown spec (listing
-    the valid forms) or when the backend's optional dependencies are not installed.
+    the valid forms), a device this machine does not have, when the backend's optional
+    dependencies are not installed, or when its engine cannot start (the engine's own reason).
     """
     refuse_secret_spec(spec)
     opts = options or ModelOptions.from_json(kwargs)
@@ -175,6 +186,7 @@ def load_backend(spec: str, options: ModelOptions | None = None, **kwargs: Any) 
         raise UsageError(f"unknown model spec '{spec}'; valid forms: {', '.join(SPEC_FORMS)}")
     if sep and not info.needs_name and not (kind == "random" and name.isdigit()):
         raise UsageError(f"bad model spec '{spec}'; valid forms: {', '.join(SPEC_FORMS)}")
+    refuse_unavailable_device(spec, opts)
     return info.build(name, spec, opts)
 
 
@@ -188,4 +200,5 @@ __all__ = [
     "is_free",
     "load_backend",
     "refuse_inapplicable",
+    "refuse_unavailable_device",
 ]

@@ -16,8 +16,10 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -35,7 +37,9 @@ class VLLMBackend(ModelBackend):
     """vLLM, one engine in this process or ``data_parallel_size`` engine processes.
 
     ``batch_size`` is how many requests the runner hands over at once (vLLM batches them
-    itself, continuously). Raises ``UsageError`` for bad options or a model vLLM cannot load.
+    itself, continuously). On a CPU without ``gpu_memory_utilization`` set, the share picked
+    by ``vllm_memory`` is used, said on stderr and recorded (``chosen_options``). Raises
+    ``UsageError`` for bad options or a model vLLM cannot load or start (with vLLM's reason).
     """
 
     def __init__(
@@ -50,6 +54,7 @@ class VLLMBackend(ModelBackend):
         revision: str | None = None,
     ) -> None:
         self.settings = settings or EngineSettings()
+        self._chosen: dict[str, Any] = {}
         if self.settings.dtype not in DTYPES:
             raise UsageError(f"unknown dtype {self.settings.dtype!r}; use one of {DTYPES}")
         for label, value in (
@@ -68,6 +73,8 @@ class VLLMBackend(ModelBackend):
         self.data_parallel_size = data_parallel_size
         self._workers: list[_Worker] = []
         self._engine: VLLMEngine | None = None
+        if self.settings.gpu_memory_utilization is None:
+            self._pick_cpu_share(model)
         try:
             if data_parallel_size == 1:
                 self._engine = VLLMEngine(model, self.settings)
@@ -76,6 +83,20 @@ class VLLMBackend(ModelBackend):
         except (OSError, ValueError, RuntimeError) as exc:
             self._stop_workers()
             raise UsageError(f"vLLM cannot load model {model!r}: {exc}") from exc
+
+    def _pick_cpu_share(self, model: str) -> None:
+        from relreason.models.vllm_memory import cpu_share
+
+        picked = cpu_share(model, self.data_parallel_size)
+        if picked is not None:
+            share, said = picked
+            print(said, file=sys.stderr, flush=True)
+            self.settings = replace(self.settings, gpu_memory_utilization=share)
+            self._chosen["gpu_memory_utilization"] = share
+
+    def chosen_options(self) -> Mapping[str, Any]:
+        """The memory share picked on a CPU (nothing when it was given or on a GPU)."""
+        return dict(self._chosen)
 
     def _start_workers(self) -> None:
         self._workers = [

@@ -53,7 +53,7 @@ class VLLMEngine:
             kwargs["max_model_len"] = settings.max_model_len
         if settings.gpu_memory_utilization is not None:
             kwargs["gpu_memory_utilization"] = settings.gpu_memory_utilization
-        self.llm = LLM(**kwargs)
+        self.llm = _start(LLM, kwargs)
         self.settings = settings
         self.tokenizer: Any = self.llm.get_tokenizer()
         self.max_model_len = int(self.llm.llm_engine.model_config.max_model_len)
@@ -202,6 +202,22 @@ class VLLMEngine:
                 raise ValueError(f"continuation {label!r} is over max_model_len")
             conts[label] = ids
         return ctx, conts
+
+
+def _start(make: Any, kwargs: dict[str, Any]) -> Any:
+    """``make(**kwargs)``, its output copied on and kept; a failure becomes a ``RuntimeError``
+    with the engine's own reason (from the log its engine process printed when the exception
+    says only "see root cause above")."""
+    from relreason.models.engine_log import TeeOutput, root_cause
+
+    tee = TeeOutput()
+    try:
+        with tee:
+            return make(**kwargs)
+    except Exception as exc:
+        said = f"{type(exc).__name__}: {exc}"
+        cause = root_cause(tee.lines()) if "root cause above" in said else None
+        raise RuntimeError(cause or said) from exc
 
 
 def _sampling(params: GenerationParams) -> dict[str, Any]:

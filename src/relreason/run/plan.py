@@ -108,9 +108,10 @@ def plan_run(
     ``model``, the run options of ``run_values`` (flat names; the task's own generation length
     unless ``max_new_tokens``), checked, with the model's options refused where its backend
     would ignore them, into ``out`` (default: :func:`default_folder`)."""
-    from relreason.models.registry import refuse_inapplicable
+    from relreason.models.registry import refuse_inapplicable, refuse_unavailable_device
     from relreason.run.options import run_options_from
 
+    refuse_unavailable_device(model, model_options)
     task = plan_task(
         benchmark, params, model, api=model_options.api, data_dir=data_dir, permute=permute
     )

@@ -116,6 +116,9 @@ async def arun_task(
     check_limits(task, options)
     out_dir = Path(out_dir)
     model_options = dict(model_options or {})
+    for name, value in backend.chosen_options().items():
+        if model_options.get(name) is None:
+            model_options[name] = value
     config = run_config(task, backend, options)
     fresh = new_manifest(task, backend, options, model_options, data_dir, config)
     make_folder(out_dir)

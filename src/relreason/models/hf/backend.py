@@ -20,6 +20,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM
 
 from relreason.errors import UsageError
 from relreason.models.base import ModelBackend, with_latency
+from relreason.models.devices import check_device
 from relreason.models.hf.choices import (
     CausalScorer,
     PrefixCache,
@@ -80,10 +81,8 @@ class HFBackend(ModelBackend):
             if threads < 1:
                 raise UsageError(f"threads must be at least 1, got {threads}")
             torch.set_num_threads(threads)
-        try:
-            self._device = torch.device(resolve_device(device))
-        except RuntimeError as exc:
-            raise UsageError(f"unknown device {device!r}: {exc}") from exc
+        check_device(device)  # before loading: a device this machine lacks is refused now
+        self._device = torch.device(resolve_device(device))
         self.spec = spec or f"hf:{name_or_path}"
         self.name_or_path = name_or_path
         self.batch_size = batch_size
@@ -123,7 +122,7 @@ class HFBackend(ModelBackend):
             self.encoder_decoder = bool(getattr(self.config, "is_encoder_decoder", False))
             auto = AutoModelForSeq2SeqLM if self.encoder_decoder else AutoModelForCausalLM
             model: Any = auto.from_pretrained(name_or_path, dtype=dtype)
-        except (OSError, ValueError, KeyError) as exc:
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:  # transformers' reason
             raise UsageError(f"cannot load model {name_or_path!r}: {exc}") from exc
         self.model = model.to(self._device).eval()
         tok = self.tokenizer
