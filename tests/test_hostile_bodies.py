@@ -1,0 +1,86 @@
+"""Response bodies are capped as they arrive: relreason run as a separate process against a
+real hostile server on 127.0.0.1 (an endless body, a 100 MB body, an endless error body, a
+gzip bomb, an encoding it does not read) keeps its peak memory (``ru_maxrss`` of that process)
+under 300 MB, and the run ends with the item failed and a message saying why. A cached answer
+over ``--max-answer-chars`` is not served: the item is asked again."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from relreason.run.cache import ResponseCache
+from relreason.types import Response
+from servers.hostile_server import HostileServer
+
+PEAK_RSS_LIMIT = 300 * 1024 * 1024
+
+
+def _run(model: str, url: str, out: Path, data: Path, cache: Path) -> tuple[int, str, int]:
+    """``relreason run`` (one MCR item) as a child process; its exit code, stderr and peak
+    RSS in bytes (``wait4``'s ``ru_maxrss`` of that child alone)."""
+    args = [sys.executable, "-m", "relreason", "run", "mcr", "--language", "fr"]
+    args += ["--method", "zs", "--model", model, "--base-url", url, "--limit", "1"]
+    args += ["--max-retries", "0", "--request-timeout", "60", "--no-progress"]
+    args += ["--out", str(out), "--data-dir", str(data)]
+    env = {**os.environ, "RELREASON_CACHE_DIR": str(cache)}
+    env.pop("OPENAI_API_KEY", None)
+    env.pop("ANTHROPIC_API_KEY", None)
+    child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        assert child.stderr is not None
+        err = child.stderr.read().decode("utf-8", "replace")  # ends when the child does
+        _, status, usage = os.wait4(child.pid, 0)
+    finally:
+        if child.returncode is None and child.poll() is None:
+            child.kill()
+            child.wait(10)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return child.returncode, err, usage.ru_maxrss * 1024
+
+
+@pytest.mark.parametrize(
+    ("mode", "model", "said"),
+    [
+        ("endless", "openai:hostile", "over the cap"),
+        ("huge", "openai:hostile", "over the cap"),
+        ("endless-error", "openai:hostile", "over the cap"),
+        ("gzip-bomb", "openai:hostile", "over the cap"),
+        ("brotli", "openai:hostile", "'br'"),
+        ("endless", "anthropic:hostile", "over the cap"),
+        ("endless-error", "anthropic:hostile", "over the cap"),
+    ],
+)
+def test_a_hostile_body_fails_its_item_in_bounded_memory(
+    mode: str, model: str, said: str, shared_data: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    with HostileServer(mode) as server:
+        url = server.url if model.startswith("openai") else server.url.removesuffix("/v1")
+        code, err, peak = _run(model, url, out, shared_data, tmp_path / "cache")
+        requests, sent = server.requests, server.sent
+    print(f"{model} {mode}: peak RSS {peak / 2**20:.0f} MiB, server sent {sent / 2**20:.1f} MiB")
+    assert peak < PEAK_RSS_LIMIT, f"peak RSS {peak / 2**20:.0f} MiB"
+    assert code == 3, err  # the run ended with a failed item
+    assert "Traceback" not in err
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in records] == ["failed"]
+    assert said in records[0]["error"], records[0]["error"]
+    assert requests == 1  # a refused body is not asked again
+    assert json.loads((out / "manifest.json").read_text())["status"] != "running"
+
+
+def test_a_cached_answer_over_the_cap_is_asked_again(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "cache.sqlite3", max_bytes=1000)
+    cache.put("big", Response(text="x" * 5000))
+    cache.put("small", Response(text="y"))
+    try:
+        assert set(cache.get_many(["big", "small"])) == {"small"}
+        assert cache.oversized == 1
+    finally:
+        cache.close()
