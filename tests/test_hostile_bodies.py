@@ -6,6 +6,7 @@ over ``--max-answer-chars`` is not served: the item is asked again."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -84,3 +85,38 @@ def test_a_cached_answer_over_the_cap_is_asked_again(tmp_path: Path) -> None:
         assert cache.oversized == 1
     finally:
         cache.close()
+
+
+@pytest.mark.parametrize("client", ["DefaultAsyncHttpxClient", "DefaultAioHttpClient"])
+@pytest.mark.parametrize("mode", ["endless", "endless-error", "gzip-bomb"])
+def test_the_cap_holds_on_either_http_client_of_the_sdk(client: str, mode: str) -> None:
+    openai = pytest.importorskip("openai")
+    if client == "DefaultAioHttpClient":
+        pytest.importorskip("aiohttp")
+    from relreason.models.body_cap import BodyRefusedError, capped_client
+    from relreason.models.errors_map import APIRequestError, translate
+
+    async def ask(url: str) -> BaseException:
+        http = capped_client(getattr(openai, client), lambda: 1_000_000)
+        sdk = openai.AsyncOpenAI(api_key="x", base_url=url, max_retries=0, http_client=http)
+        try:
+            await sdk.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "q"}]
+            )
+        except Exception as error:
+            return error
+        finally:
+            await sdk.close()
+        raise AssertionError("the hostile body was read")
+
+    with HostileServer(mode) as server:
+        error = asyncio.run(ask(server.url))
+        sent = server.sent
+    mapped = translate(error, sdk=openai, service="server")
+    assert isinstance(mapped, APIRequestError) and not mapped.fatal, repr(error)
+    assert "over the cap" in str(mapped)
+    seen: BaseException | None = error
+    while seen is not None and not isinstance(seen, BodyRefusedError):
+        seen = seen.__cause__ or seen.__context__
+    assert seen is not None
+    assert sent < 64 * 2**20  # the client stopped reading (the socket buffers hold the rest)
