@@ -20,7 +20,12 @@ from typing import IO, TYPE_CHECKING, Any
 
 from relreason.errors import DataError, UsageError
 from relreason.files import atomic_write_text
-from relreason.records.record import VOLATILE_RECORD_FIELDS, Record, check_record
+from relreason.records.record import (
+    VOLATILE_RECORD_FIELDS,
+    Record,
+    check_record,
+    record_from_line,
+)
 from relreason.redact import scrub_secrets
 from relreason.untrusted import clean_line
 
@@ -109,7 +114,7 @@ def load_records(
     naming the file, line and field for a malformed line elsewhere. When ``lines`` is given,
     each record's line as written (with its newline) is put in it by index.
     """
-    return {i: data for i, (data, _) in _read_records(path, repair, lines).items()}
+    return _read_records(path, repair, lines, as_dicts=True)
 
 
 def load_typed_records(
@@ -124,12 +129,12 @@ def load_typed_records(
     with the lines as written (to write them again unchanged: a record of an older version
     keeps its form); keys no record field has are not kept.
     """
-    return {i: record for i, (_, record) in _read_records(path, repair, lines).items()}
+    return _read_records(path, repair, lines, as_dicts=False)
 
 
 def _read_records(
-    path: Path, repair: bool, lines: dict[int, str] | None
-) -> dict[int, tuple[dict[str, Any], Record]]:
+    path: Path, repair: bool, lines: dict[int, str] | None, *, as_dicts: bool
+) -> dict[int, Any]:
     file = path / RECORDS
     if not file.is_file():
         return {}
@@ -142,17 +147,22 @@ def _read_records(
     keep = len(raw) - len(tail)
     if parts and not _parses(parts[-1]):
         keep -= len(parts.pop()) + 1
-    records: dict[int, tuple[dict[str, Any], Record]] = {}
+    records: dict[int, Any] = {}
     for number, line in enumerate(parts, start=1):
         if not line.strip():
             continue
-        try:
-            data = json.loads(line)
-        except (ValueError, RecursionError):
-            message = "not a JSON record (delete the line to have its item asked again)"
-            raise DataError(str(file), message, item=f"line {number}") from None
-        record = check_record(data, str(file), number)
-        records[record.index] = (data, record)
+        # a whole current-format line: parsed and checked in one pass; anything else (an older
+        # version's line, a damaged one) the slower way, which fills defaults or says what is
+        # wrong
+        record = None if as_dicts else record_from_line(line)
+        if record is None:
+            try:
+                data = json.loads(line)
+            except (ValueError, RecursionError):
+                message = "not a JSON record (delete the line to have its item asked again)"
+                raise DataError(str(file), message, item=f"line {number}") from None
+            record = check_record(data, str(file), number)
+        records[record.index] = data if as_dicts else record
         if lines is not None:
             lines[record.index] = line.decode("utf-8") + "\n"
     if repair and keep != len(raw):

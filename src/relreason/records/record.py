@@ -111,6 +111,15 @@ RECORD_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Record))
 _RECORD = TypeAdapter(Record)
 
 
+def record_from_line(line: bytes) -> Record | None:
+    """The record a JSON line holds when it is a whole, well-typed record (parsed and checked in
+    one pass, quicker than ``json.loads``), else None (read it with :func:`check_record`)."""
+    try:
+        return _RECORD.validate_json(line)
+    except ValidationError:
+        return None
+
+
 def check_record(data: Any, file: str, line: int) -> Record:
     """Return the record a JSON value read from line ``line`` of ``file`` holds.
 
