@@ -157,8 +157,8 @@ def _read_records(
         record = None if as_dicts else record_from_line(line)
         if record is None:
             try:
-                data = json.loads(line)
-            except (ValueError, RecursionError):
+                data = json.loads(line.decode("utf-8"))
+            except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
                 message = "not a JSON record (delete the line to have its item asked again)"
                 raise DataError(str(file), message, item=f"line {number}") from None
             record = check_record(data, str(file), number)
