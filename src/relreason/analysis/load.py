@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +80,8 @@ class Runs:
     """Each run's items, split once on first use (:meth:`items_of`); None after a change."""
     parts: dict[str, Runs] = field(default_factory=dict, repr=False, compare=False)
     """The runs of each benchmark, made once by :meth:`of` (forgotten by :meth:`changed`)."""
+    skipped: dict[str, str] = field(default_factory=dict, compare=False)
+    """The run folders that could not be read (by run id: why), left out with a warning."""
 
     def changed(self) -> None:
         """Forget the split items and benchmark parts (after ``items`` gained columns)."""
@@ -251,8 +254,10 @@ def load_runs(directory: Path | str, *, cache: bool = True) -> Runs:
     ``cache``, a finished run unchanged since it was last read comes from the report's cache
     (``relreason.analysis.run_cache``).
 
-    Raises ``UsageError`` when ``directory`` does not exist or holds no run folder, and the
-    ``DataError`` of a malformed manifest or records file (naming the file and line).
+    A run folder that cannot be read (a malformed manifest, records or summary file) is left
+    out with a warning naming it and why (file, line and field), and listed in ``skipped``.
+    Raises ``UsageError`` when ``directory`` does not exist or holds no run folder, and
+    ``DataError`` when none of its run folders can be read.
     """
     root = Path(directory)
     if not root.is_dir():
@@ -263,14 +268,20 @@ def load_runs(directory: Path | str, *, cache: bool = True) -> Runs:
     run_rows = []
     columns: dict[str, list[Any]] = {name: [] for name in ("run_id", *ITEM_FIELDS)}
     labels: dict[str, list[Any]] = {}
+    skipped: dict[str, str] = {}
     for folder in folders:
         run_id = folder.relative_to(root).as_posix() if folder != root else folder.name
         read = functools.partial(_read_run, folder)
-        found = (
-            cached_read(folder, read, keep=lambda v: bool(v["row"]["complete"]))
-            if cache
-            else read()
-        )
+        try:
+            found = (
+                cached_read(folder, read, keep=lambda v: bool(v["row"]["complete"]))
+                if cache
+                else read()
+            )
+        except (DataError, UsageError) as error:  # one damaged run: the others are reported
+            skipped[run_id] = str(error)
+            print(f"warning: skipped the run {run_id}: {error}", file=sys.stderr, flush=True)
+            continue
         row = {**found["row"], "run_id": run_id, "folder": str(folder)}
         run_rows.append(row)
         start = len(columns["run_id"])
@@ -281,10 +292,13 @@ def load_runs(directory: Path | str, *, cache: bool = True) -> Runs:
             column = labels.setdefault(name, [])
             column += [None] * (start - len(column))
             column += values
+    if not run_rows:
+        first = next(iter(skipped.values()))
+        raise DataError(str(root), f"no run folder below it could be read (first: {first})")
     total = len(columns["run_id"])
     for column in labels.values():
         column += [None] * (total - len(column))
     runs = pd.DataFrame(run_rows, columns=list(RUN_COLUMNS))
     label_runs(runs)
     items = pd.DataFrame({name: series(name, v) for name, v in {**columns, **labels}.items()})
-    return Runs(root, runs, items)
+    return Runs(root, runs, items, skipped=skipped)

@@ -2,6 +2,7 @@
 
 The SDK client is created with ``max_retries=0`` (the runner owns retries); the API key is read
 only from ``ANTHROPIC_API_KEY`` and never appears in ``describe()``, error messages or logs.
+Response bodies are read under a byte cap (:mod:`relreason.models.body_cap`).
 The Messages API gives no log-probabilities, so ``score_choices`` is not available.
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 from relreason.errors import UsageError
 from relreason.install import extra_hint
 from relreason.models.base import ModelBackend
+from relreason.models.body_cap import body_cap, capped_client
 from relreason.models.errors_map import (
     LOCAL_KEY_PLACEHOLDER,
     UnreadableResponseError,
@@ -130,8 +132,16 @@ class AnthropicBackend(ModelBackend):
         """The SDK client for the running event loop (its connections are bound to one loop)."""
         loop = asyncio.get_running_loop()
         if loop is not self._loop or self._sdk_client is None:
+            capped = capped_client(
+                self._anthropic.DefaultAsyncHttpxClient,
+                lambda: body_cap(self.max_answer_chars),
+            )
             self._sdk_client = self._anthropic.AsyncAnthropic(
-                api_key=self._key, base_url=self._url, timeout=self.timeout, max_retries=0
+                api_key=self._key,
+                base_url=self._url,
+                timeout=self.timeout,
+                max_retries=0,
+                http_client=capped,
             )
             self._loop = loop
         return self._sdk_client

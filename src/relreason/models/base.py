@@ -67,6 +67,9 @@ class ModelBackend(ABC):
     capabilities: Capabilities = Capabilities()
     work_listener: Callable[[int, int], None] | None = None
     """Set by the runner while a run uses the backend; see :meth:`report_work`."""
+    max_answer_chars: int = 200_000
+    """The run's ``--max-answer-chars`` (set by the runner): API backends cap the bytes of each
+    response body by it (:mod:`relreason.models.body_cap`)."""
 
     def report_work(self, requests: int, tokens: int) -> None:
         """Tell the runner (from any thread) that ``requests`` requests were computed and

@@ -27,6 +27,7 @@ import pydantic
 
 from relreason.errors import RelreasonError, UsageError
 from relreason.models.base import TransientError
+from relreason.models.body_cap import BodyRefusedError
 from relreason.types import Response
 
 RequestT = TypeVar("RequestT")
@@ -208,13 +209,19 @@ def translate(
     """Return the relreason error for an exception raised by an SDK call, or None if unknown.
 
     ``sdk`` is the ``openai`` or ``anthropic`` module. Status errors go through
-    ``from_status``; time-outs, connection errors, response validation errors, JSON decode
-    errors and ``UnreadableResponseError`` become ``TransientError``. Unknown exceptions
+    ``from_status``; a body refused by :mod:`relreason.models.body_cap` becomes a non-fatal
+    ``APIRequestError`` (the item fails, the run goes on); time-outs, connection errors,
+    response validation errors, JSON decode errors and ``UnreadableResponseError`` become
+    ``TransientError``. Unknown exceptions
     (programming errors) give None so the caller re-raises them unchanged.
     """
     secrets = tuple(secrets)
     if isinstance(exc, TransientError | APIRequestError):
         return exc
+    refused = _refused_body(exc)
+    if refused is not None:  # the same server would send the same body: not retried
+        message = scrub(f"{service}: {refused}", secrets)
+        return APIRequestError(message, status_code=refused.status, fatal=False)
     if isinstance(exc, sdk.APIStatusError):
         response = getattr(exc, "response", None)
         headers = getattr(response, "headers", None)
@@ -235,6 +242,18 @@ def translate(
         return TransientError(
             scrub(f"{service}: unreadable response body: {type(exc).__name__}: {exc}", secrets)
         )
+    return None
+
+
+def _refused_body(exc: BaseException) -> BodyRefusedError | None:
+    """The ``BodyRefusedError`` behind ``exc`` (an SDK may wrap it), or None."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return None
+        if isinstance(seen, BodyRefusedError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
     return None
 
 

@@ -20,7 +20,12 @@ from typing import IO, TYPE_CHECKING, Any
 
 from relreason.errors import DataError, UsageError
 from relreason.files import atomic_write_text
-from relreason.records.record import VOLATILE_RECORD_FIELDS, Record
+from relreason.records.record import (
+    VOLATILE_RECORD_FIELDS,
+    Record,
+    check_record,
+    record_from_line,
+)
 from relreason.redact import scrub_secrets
 from relreason.untrusted import clean_line
 
@@ -102,41 +107,14 @@ def load_records(
     path: Path, *, repair: bool = False, lines: dict[int, str] | None = None
 ) -> dict[int, dict[str, Any]]:
     """Return the records of the run folder ``path`` as JSON objects by index (a later line for
-    an index wins).
+    an index wins), each checked as :func:`load_typed_records` checks it.
 
     A torn last line (no trailing newline, or not JSON) is dropped; with ``repair`` the file is
     also truncated to its last whole line so that appends start clean. Raises ``DataError``
-    naming the file and line for a malformed line elsewhere. When ``lines`` is given, each
-    record's line as written (with its newline) is put in it by index.
+    naming the file, line and field for a malformed line elsewhere. When ``lines`` is given,
+    each record's line as written (with its newline) is put in it by index.
     """
-    file = path / RECORDS
-    if not file.is_file():
-        return {}
-    raw = file.read_bytes()
-    parts = raw.split(b"\n")
-    tail = parts.pop()  # b"" when the file ends with a newline, else a torn line
-    keep = len(raw) - len(tail)
-    if parts and not _parses(parts[-1]):
-        keep -= len(parts.pop()) + 1
-    records: dict[int, dict[str, Any]] = {}
-    for number, line in enumerate(parts, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            index = record["index"]
-        except (ValueError, KeyError, TypeError, RecursionError):
-            message = "not a JSON record with an index"
-            raise DataError(str(file), message, item=f"line {number}") from None
-        if not isinstance(index, int) or isinstance(index, bool):
-            raise DataError(str(file), "expected an integer", item=f"line {number}", field="index")
-        records[index] = record
-        if lines is not None:
-            lines[index] = line.decode("utf-8") + "\n"
-    if repair and keep != len(raw):
-        with open(file, "r+b") as handle:
-            handle.truncate(keep)
-    return records
+    return _read_records(path, repair, lines, as_dicts=True)
 
 
 def load_typed_records(
@@ -146,12 +124,51 @@ def load_typed_records(
     (any format version: a field an older version did not write takes its default).
 
     Reads as :func:`load_records` does: a torn last line dropped (with ``repair``, also cut
-    from the file), ``DataError`` naming the file and line for a malformed one, ``lines``
-    filled with the lines as written (to write them again unchanged: a record of an older
-    version keeps its form); keys no record field has are not kept.
+    from the file), ``DataError`` naming the file, line and field for a malformed one (not
+    JSON, not UTF-8, a field of the wrong type, a NaN or infinite number), ``lines`` filled
+    with the lines as written (to write them again unchanged: a record of an older version
+    keeps its form); keys no record field has are not kept.
     """
-    found = load_records(path, repair=repair, lines=lines)
-    return {index: Record.from_json(data) for index, data in found.items()}
+    return _read_records(path, repair, lines, as_dicts=False)
+
+
+def _read_records(
+    path: Path, repair: bool, lines: dict[int, str] | None, *, as_dicts: bool
+) -> dict[int, Any]:
+    file = path / RECORDS
+    if not file.is_file():
+        return {}
+    try:
+        raw = file.read_bytes()
+    except OSError as error:
+        raise DataError(str(file), f"cannot read ({error.strerror or error})") from None
+    parts = raw.split(b"\n")
+    tail = parts.pop()  # b"" when the file ends with a newline, else a torn line
+    keep = len(raw) - len(tail)
+    if parts and not _parses(parts[-1]):
+        keep -= len(parts.pop()) + 1
+    records: dict[int, Any] = {}
+    for number, line in enumerate(parts, start=1):
+        if not line.strip():
+            continue
+        # a whole current-format line: parsed and checked in one pass; anything else (an older
+        # version's line, a damaged one) the slower way, which fills defaults or says what is
+        # wrong
+        record = None if as_dicts else record_from_line(line)
+        if record is None:
+            try:
+                data = json.loads(line.decode("utf-8"))
+            except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+                message = "not a JSON record (delete the line to have its item asked again)"
+                raise DataError(str(file), message, item=f"line {number}") from None
+            record = check_record(data, str(file), number)
+        records[record.index] = data if as_dicts else record
+        if lines is not None:
+            lines[record.index] = line.decode("utf-8") + "\n"
+    if repair and keep != len(raw):
+        with open(file, "r+b") as handle:
+            handle.truncate(keep)
+    return records
 
 
 def _parses(line: bytes) -> bool:

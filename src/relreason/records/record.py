@@ -2,9 +2,11 @@
 
 ``make_record`` is the one function that makes a record (used by the runner and by ``score``
 alike). ``Record.from_json`` reads lines written by any version (missing fields take their
-defaults), so analyses read typed fields. The format's version is the manifest's
-``format_version`` (:data:`FORMAT_VERSION`); a folder without one was written by version 1,
-whose records hold the same fields.
+defaults) and checks every field's type with pydantic (a number written as text is read as the
+number), so analyses read typed fields; ``check_record`` says what is wrong with a line as a
+``DataError`` (file, line, field). The format's version is the manifest's ``format_version``
+(:data:`FORMAT_VERSION`); a folder without one was written by version 1, whose records hold the
+same fields.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field, TypeAdapter, ValidationError
+
+from relreason.errors import DataError
 from relreason.types import EvalItem, Extraction, Response, Status
 
 FORMAT_VERSION = 2
@@ -24,6 +29,12 @@ VOLATILE_RECORD_FIELDS = ("latency_s", "attempts", "cached")
 """Record fields that legitimately differ between two runs of the same configuration."""
 
 _PLAIN = (str, int, float, bool, type(None))
+
+Count = Annotated[int, Field(ge=0)]
+"""A count (an index, tokens, attempts): a whole number, never negative."""
+Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+LogProb = Annotated[float, Field(allow_inf_nan=False)]
+"""A log-probability as a record holds it: finite (-inf is written as null)."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +54,7 @@ class Record:
     replaced), or None.
     """
 
-    index: int
+    index: Count
     item_id: str
     gold: str
     answer: str | None = None
@@ -53,13 +64,13 @@ class Record:
     detail: str | None = None
     output: str | None = None
     second_output: str | None = None
-    choice_logprobs: dict[str, float | None] | None = None
-    top_logprobs: dict[str, float | None] | None = None
-    usage: dict[str, int] = field(
+    choice_logprobs: dict[str, LogProb | None] | None = None
+    top_logprobs: dict[str, LogProb | None] | None = None
+    usage: dict[str, Count] = field(
         default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0}
     )
-    latency_s: float = 0.0
-    attempts: int = 0
+    latency_s: Seconds = 0.0
+    attempts: Count = 0
     cached: bool = False
     error: str | None = None
     labels: dict[str, Any] = field(default_factory=dict)
@@ -78,26 +89,52 @@ class Record:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Record:
-        """Rebuild a record from a JSON object of any format version (unknown keys ignored)."""
-        if data.keys() == _FIELD_SET and data["usage"] is not None and data["labels"] is not None:
-            # a line of the current format holds every field: set them without the frozen
-            # dataclass's per-field __init__ (a report reads hundreds of thousands of records)
-            record = object.__new__(cls)
-            record.__dict__.update(data)
-            return record
+        """Rebuild a record from a JSON object of any format version (unknown keys ignored).
+
+        Raises ``pydantic.ValidationError`` naming the field for a value of the wrong type or
+        out of range (text that is not a string, token counts that are not counts, a NaN or
+        infinite number); :func:`check_record` says it as a ``DataError``.
+        """
         known = {k: data[k] for k in RECORD_FIELDS if k in data}
-        known.setdefault("item_id", str(data.get("index")))
+        if "item_id" not in known and "index" in known:
+            known["item_id"] = str(known["index"])
         known.setdefault("gold", "")
         if known.get("usage") is None:
             known.pop("usage", None)
         if known.get("labels") is None:
             known.pop("labels", None)
-        return cls(**known)
+        return _RECORD.validate_python(known)
 
 
 RECORD_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Record))
 """The fields of a record in the order a ``records.jsonl`` line holds them (:class:`Record`'s)."""
-_FIELD_SET = frozenset(RECORD_FIELDS)
+_RECORD = TypeAdapter(Record)
+
+
+def record_from_line(line: bytes) -> Record | None:
+    """The record a JSON line holds when it is a whole, well-typed record (parsed and checked in
+    one pass, quicker than ``json.loads``), else None (read it with :func:`check_record`)."""
+    try:
+        return _RECORD.validate_json(line)
+    except ValidationError:
+        return None
+
+
+def check_record(data: Any, file: str, line: int) -> Record:
+    """Return the record a JSON value read from line ``line`` of ``file`` holds.
+
+    Raises ``DataError`` naming the file, the line and the first bad field (with what was
+    expected) when the value is not a record of any format version.
+    """
+    if not isinstance(data, Mapping):
+        raise DataError(file, "expected a JSON object (a record)", item=f"line {line}")
+    try:
+        return Record.from_json(data)
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or None
+        message = f"{first['msg']}; delete the line to have the item asked again"
+        raise DataError(file, message, item=f"line {line}", field=where) from None
 
 
 def json_labels(labels: Mapping[str, Any]) -> dict[str, Any]:

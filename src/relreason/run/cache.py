@@ -136,8 +136,13 @@ class ResponseCache:
     Raises ``UsageError`` when the file cannot be created or opened.
     """
 
-    def __init__(self, path: Path, *, busy_timeout_s: float = 30.0) -> None:
+    def __init__(
+        self, path: Path, *, busy_timeout_s: float = 30.0, max_bytes: int | None = None
+    ) -> None:
         self.path = Path(path)
+        self.max_bytes = max_bytes
+        """Entries longer than this (in bytes) are not read: misses, asked again."""
+        self.oversized = 0
         self._busy_ms = int(busy_timeout_s * 1000)
         self._local = threading.local()
         self.hits = 0
@@ -163,23 +168,38 @@ class ResponseCache:
     def get_many(self, keys: Sequence[str]) -> dict[str, Response]:
         """Return the cached responses of ``keys`` that are present (batched ``IN`` reads).
 
-        Entries of the wrong shape count as misses (their items are asked again and the answer
-        replaces them); the first time, one warning says how many and why. Raises
+        Entries of the wrong shape, and entries over ``max_bytes`` (never loaded), count as misses
+        (their items are asked again and the answer replaces them); the first time, one warning
+        says how many and why. Raises
         ``sqlite3.Error`` only if the database fails.
         """
         conn = self._connection()
         found: dict[str, Response] = {}
         bad: list[str] = []
+        oversized = 0
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), _READ_CHUNK):
             chunk = unique[start : start + _READ_CHUNK]
             marks = ",".join("?" * len(chunk))
-            rows = conn.execute(f"SELECT key, value FROM responses WHERE key IN ({marks})", chunk)
+            rows = conn.execute(
+                "SELECT key, CASE WHEN ? IS NULL OR length(CAST(value AS BLOB)) <= ? "
+                f"THEN value END FROM responses WHERE key IN ({marks})",
+                [self.max_bytes, self.max_bytes, *chunk],
+            )
             for key, value in rows:
+                if value is None:
+                    oversized += 1
+                    continue
                 try:
                     found[key] = response_from_json(json.loads(value))
                 except (ValueError, TypeError, RecursionError) as error:
                     bad.append(str(error)[:120])
+        if oversized and not self.oversized:
+            warn(
+                f"ignored {oversized} cache entr(ies) over {self.max_bytes} bytes in "
+                f"{self.path} (the cap from --max-answer-chars); their items are asked again"
+            )
+        self.oversized += oversized
         if bad and not self.bad_rows:
             warn(
                 f"ignored {len(bad)} cache row(s) of the wrong shape in {self.path} "

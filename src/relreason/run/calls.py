@@ -115,7 +115,8 @@ class CallPath:
         return cache_key(self.identity, operation, prompt, extra)
 
     def lookup(self, keys: Sequence[str]) -> dict[str, Response]:
-        """Return the cached responses among ``keys`` (none with ``--refresh`` or no cache).
+        """Return the cached responses among ``keys`` (none with ``--refresh`` or no cache);
+        an answer over ``max_answer_chars`` is left out (asked again, then refused as over).
 
         A cache that fails (damaged, unreadable) is reported once and dropped for the run."""
         if self.cache is None or self.options.refresh:
@@ -125,7 +126,10 @@ class CallPath:
         except (sqlite3.Error, OSError) as error:
             self._drop_cache(error)
             return {}
-        hits = {k: clean_response(r) for k, r in hits.items()}
+        cap = self.options.max_answer_chars  # a longer cached answer is asked again
+        hits = {
+            k: clean_response(r) for k, r in hits.items() if r.text is None or len(r.text) <= cap
+        }
         if self.served is None:
             return hits
         return {k: r for k, r in hits.items() if r.served_model in (None, self.served)}

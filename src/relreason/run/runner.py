@@ -25,11 +25,13 @@ from typing import Any
 
 from relreason.errors import (
     DataError,
+    RelreasonError,
     ServerUnreachableError,
     UsageError,
 )
 from relreason.files import atomic_write_json
 from relreason.models.base import ModelBackend
+from relreason.models.body_cap import body_cap
 from relreason.paths import CACHE_DIR_ENV, default_cache_path
 from relreason.records import (
     MANIFEST,
@@ -78,7 +80,7 @@ def _open_cache(options: RunOptions) -> ResponseCache | None:
         return None
     path = options.cache_path or default_cache_path()
     try:
-        return ResponseCache(path)
+        return ResponseCache(path, max_bytes=body_cap(options.max_answer_chars))
     except UsageError as error:
         warn(f"{error}; the run goes on without the cache")
         return None
@@ -124,9 +126,24 @@ async def arun_task(
     make_folder(out_dir)
     with RunLock(out_dir):
         manifest = prepare_folder(out_dir, config, fresh, rerun_changed=rerun_changed)
-        return await _run_locked(
-            task, backend, out_dir, options, manifest, data_dir, progress, prices_file, shared
-        )
+        sessions = len(manifest.sessions)
+        try:
+            return await _run_locked(
+                task, backend, out_dir, options, manifest, data_dir, progress, prices_file, shared
+            )
+        except Exception as error:
+            # stopped after the session began without saying how (a folder that cannot be
+            # written, a fault of relreason's own): the manifest must not say "running"
+            if len(manifest.sessions) > sessions and manifest.status == "running":
+                manifest.end_session(
+                    complete=False,
+                    usage=manifest.usage,
+                    cost_usd=None,
+                    status="interrupted" if isinstance(error, RelreasonError) else "failed",
+                )
+                with contextlib.suppress(UsageError):
+                    atomic_write_json(out_dir / MANIFEST, manifest.to_json())
+            raise
 
 
 async def _run_locked(
@@ -191,6 +208,7 @@ async def _run_locked(
     items.lines.update(written)
     stop: BaseException | None = None
     backend.work_listener = work
+    backend.max_answer_chars = options.max_answer_chars
     try:
         await items.run(todo)
         if task.follow_up is not None:

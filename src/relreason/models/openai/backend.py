@@ -17,12 +17,13 @@ import logging
 import os
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from relreason.errors import UsageError
 from relreason.install import extra_hint
 from relreason.models.base import ModelBackend, TransientError
+from relreason.models.body_cap import body_cap, capped_client
 from relreason.models.errors_map import (
     LOCAL_KEY_PLACEHOLDER,
     APIRequestError,
@@ -190,11 +191,14 @@ class OpenAIBackend(ModelBackend):
                     base_url=url,
                     timeout=self.timeout,
                     max_retries=0,
-                    **_http_client(self._openai),
+                    **_http_client(self._openai, self._body_cap),
                 )
                 for url in self._urls
             ]
             self._loop = loop
+
+    def _body_cap(self) -> int:
+        return body_cap(self.max_answer_chars)
 
     def _client(self, index: int) -> Any:
         """The SDK client of base URL ``index`` for the running event loop."""
@@ -326,14 +330,17 @@ __all__ = [
 ]
 
 
-def _http_client(sdk: Any) -> dict[str, Any]:
-    """``{"http_client": aiohttp transport}`` when the SDK can use aiohttp, else nothing."""
+def _http_client(sdk: Any, limit: Callable[[], int]) -> dict[str, Any]:
+    """``{"http_client": ...}``: the aiohttp transport when the SDK can use aiohttp, else the
+    SDK's httpx client; either way with response bodies capped at ``limit()`` bytes."""
+    factory = sdk.DefaultAsyncHttpxClient
     try:
         import httpx_aiohttp  # noqa: F401  (what DefaultAioHttpClient needs)
     except ImportError:
-        return {}
-    factory = getattr(sdk, "DefaultAioHttpClient", None)
-    return {} if factory is None else {"http_client": factory()}
+        pass
+    else:
+        factory = getattr(sdk, "DefaultAioHttpClient", None) or factory
+    return {"http_client": capped_client(factory, limit)}
 
 
 def _chat_messages(prompt: str) -> list[dict[str, str]]:
