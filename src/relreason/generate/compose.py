@@ -28,6 +28,7 @@ import relreason.generate.lexicon as lexicon
 import relreason.generate.names as names
 from relreason.errors import UsageError
 from relreason.generate import balance, heuristics, kin_words
+from relreason.generate.depth import expected, proof_depth
 from relreason.generate.distractors import pick_distractors
 from relreason.generate.domains import SPECS
 from relreason.generate.errors import SolverError
@@ -105,15 +106,6 @@ def schedule(options: ComposeOptions, domain: str, k: int, size: int, what: str)
     return slots[at]
 
 
-def _answer(language: str, domain: str, labels: frozenset[str]) -> str | None:
-    """Return the answer (kinship: a word; else a label) or 'uncertain'; None: unusable."""
-    if not labels:
-        return None
-    if domain == "kinship":
-        return kin_words.answer_word(language, labels)
-    return next(iter(labels)) if len(labels) == 1 else "uncertain"
-
-
 def _tail_sex(premises: list[chains.Triple], sexes: dict[str, str], tail: str) -> None:
     """State the sex of the person asked from when no premise gives it (kinship)."""
     if not any(a == tail for a, _, _ in premises):
@@ -139,8 +131,8 @@ def _draw(
     if domain == "kinship":
         _tail_sex(premises, chain.sexes, f"P{hops}")
     labels = solve(premises, query)
-    found = _answer(options.language, domain, labels)
-    if found is None:
+    found = expected(options.language, domain, labels)
+    if found is None or proof_depth(premises, query, options.language, domain) != hops:
         return None
     return chain, premises, found, labels
 

@@ -247,9 +247,6 @@ SPEC = DomainSpec(
     question=question,
     option=option,
     distractors=distractors,
-    hops=lambda premises, query: len(
-        walk([(a, r, b) for a, r, b in premises], query[0], query[2], STATES, FLIP)
-    ),
     frame=lambda premises, query: "boxes",
     persons=lambda premises, query: set(),
     rename=rename,
