@@ -151,8 +151,10 @@ def names(item: Item, k: int) -> Iterator[str]:
 
 
 def relations(item: Item, k: int) -> Iterator[str]:
-    """The relations of the first and the last premise and of every premise, crossed with the
-    option; the relations of the asked entity's own premises (which side it is on), too."""
+    """The relations of the first and the last premise and of the asked entity's own premises
+    (which side it is on), crossed with the option. (Not the bag of every relation crossed with
+    the option: on a two-premise chain that composes the answer, a reasoner, not a surface
+    probe.)"""
     kind = _kind(item, k)
     head = item["query"][0]
     premises = [p for p in item["premises"] if p[1] not in ("sex", "has")]
@@ -160,8 +162,6 @@ def relations(item: Item, k: int) -> Iterator[str]:
         return
     yield f"first={_relation(premises[0][1])}|{kind}"
     yield f"last={_relation(premises[-1][1])}|{kind}"
-    for relation, count in Counter(_relation(p[1]) for p in premises).items():
-        yield f"rel={relation}|{kind}|{min(count, 3)}"
     own = [(p, p[0] == head) for p in premises if head in (p[0], p[2])]
     for i, (p, first) in enumerate(own):
         yield f"own={_relation(p[1])}|{first}|{kind}"

@@ -36,6 +36,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "more": "{a} has {k} more coins than {b}.",
         "fewer": "{a} has {k} fewer coins than {b}.",
         "times": "{a} has {k} times as many coins as {b}.",
+        "twice": "{a} has twice as many coins as {b}.",
         "part": "{a} has {f} as many coins as {b}.",
         "question": "How many coins does {a} have?",
     },
@@ -67,7 +68,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "question": "{a}は硬貨を何枚持っていますか？",
     },
     "ko": {
-        "intro": "모든 사람은 동전을 0개 이상, 정수 개 가지고 있습니다.",
+        "intro": "각 사람이 가진 동전의 수는 0 이상의 정수입니다.",
         "has": "{a_t} 동전을 {k}개 가지고 있습니다.",
         "more": "{a_t} {b}보다 동전이 {k}개 많습니다.",
         "fewer": "{a_t} {b}보다 동전이 {k}개 적습니다.",
@@ -271,6 +272,8 @@ def _sentence(language: str, key: str, a: str, b: str, k: str = "") -> str:
     if parts is not None:
         key, k = parts[0], str(parts[1])
     f = _FRACTIONS[language][int(k) - 2] if key == "part" else ""
+    if (key, k) == ("times", "2") and "twice" in _TEXT[language]:
+        key = "twice"
     return _TEXT[language][key].format(
         a=a,
         b=b,
