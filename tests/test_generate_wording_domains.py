@@ -197,7 +197,10 @@ SCENES: dict[str, list[tuple[str, str]]] = {
         ),
         ("containment question", "红盒子在蓝盒子里面、装着蓝盒子，还是都不是？"),
         ("containment options", "在它里面 / 装着它 / 都不是"),
-        ("identity intro", "小红、小明和Tom是三个不同的人，下面的每个描述都恰好指其中一个人；同一个人可能符合多个描述。"),
+        (
+            "identity intro",
+            "小红、小明和Tom是三个不同的人，下面的每个描述都恰好指其中一个人；同一个人可能符合多个描述。",
+        ),
         ("identity question", "喂猫的人是谁？"),
         ("quantity intro", "每个人都有整数枚硬币（也可能没有）。"),
         ("quantity question", "小红有多少枚硬币？"),
