@@ -10,7 +10,8 @@ chance (the mean of 1/n over the items), and the same per domain and per languag
 intervals widened for the number of groups (Bonferroni: the groups of one row together at 95%).
 A set gives a rule nothing when chance lies inside its interval overall and in every group;
 ``passed`` says whether every rule does. Rates that are not rules (the share of "Uncertain"
-answers per language and domain, of all-tie order items) are reported beside them.
+answers per language and domain, of all-tie order items) are reported beside them, and so is
+the proof depth of every item (``depth``), per language and domain.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from typing import Any
 
 from relreason.errors import DataError
 from relreason.generate import heuristics, probes
+from relreason.generate.depth import proof_depth
+from relreason.generate.errors import SolverError
 from relreason.generate.records import read_items
 from relreason.generate.rules import RULES
 from relreason.records.summary import wilson_interval
@@ -71,6 +74,10 @@ class Audit:
     rows: tuple[Row, ...]
     uncertain_share: dict[str, float]
     all_ties_share: float
+    depths: dict[str, dict[int, int]] = field(default_factory=dict)
+    """Per language/domain: how many items of each proof depth (``depth``, measured again)."""
+    depth_not_hops: int = 0
+    """Items whose measured proof depth differs from their ``hops``."""
 
     @property
     def passed(self) -> bool:
@@ -89,6 +96,8 @@ class Audit:
             ],
             "uncertain_share": self.uncertain_share,
             "all_ties_share": self.all_ties_share,
+            "depths": self.depths,
+            "depth_not_hops": self.depth_not_hops,
         }
 
 
@@ -186,6 +195,15 @@ def audit_items(
         key = f"{item.get('language', '?')}/{item['domain']}"
         groups[key] += 1
         unsure[key] += item.get("answer") == "uncertain"
+    depths: dict[str, Counter[int]] = {}
+    off = 0
+    for item in checked:
+        try:
+            found = proof_depth(item["premises"], item["query"], item["language"], item["domain"])
+        except (SolverError, KeyError, TypeError, ValueError):
+            found = -1  # unreadable premises: ``verify`` names them
+        depths.setdefault(f"{item.get('language', '?')}/{item['domain']}", Counter())[found] += 1
+        off += found != item.get("hops")
     order = [item for item in checked if item["domain"] == "order"]
     ties = sum(heuristics.all_ties(item) is not None for item in order)
     return Audit(
@@ -194,6 +212,8 @@ def audit_items(
         rows=tuple(rows),
         uncertain_share={key: unsure[key] / groups[key] for key in sorted(groups)},
         all_ties_share=ties / len(order) if order else 0.0,
+        depths={key: dict(sorted(c.items())) for key, c in sorted(depths.items())},
+        depth_not_hops=off,
     )
 
 
@@ -220,6 +240,12 @@ def table(result: Audit) -> str:
     shares = ", ".join(f"{k} {v:.2f}" for k, v in result.uncertain_share.items())
     lines.append(f"'Uncertain' answers by language/domain: {shares}")
     lines.append(f"order items whose premises are all ties: {result.all_ties_share:.3f}")
+    shown = "; ".join(
+        f"{key} " + " ".join(f"{d}:{n}" for d, n in found.items())
+        for key, found in result.depths.items()
+    )
+    lines.append(f"proof depth (depth:items) by language/domain: {shown}")
+    lines.append(f"items whose proof depth is not their hops: {result.depth_not_hops}")
     lines.append(
         "every rule and probe holds chance"
         if result.passed
