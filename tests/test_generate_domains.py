@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relreason.generate import containment, identity, quantity, units
+from relreason.generate import containment, depth, identity, quantity, units
 from relreason.generate.assemble import question_text
 from relreason.generate.compose import ComposeOptions, compose
 from relreason.generate.lexicon import LANGUAGES
@@ -267,7 +267,12 @@ def _corrupted(item: dict[str, Any]) -> dict[str, Any]:
     re-worded."""
     changed = copy.deepcopy(item)
     head = item["query"][0]  # quantity: the head's own premise (another part's does not matter)
-    for premise in sorted(changed["premises"], key=lambda p: head not in p):
+    on_path = set(depth.path(changed["premises"], head, item["query"][2]) or [])  # not filler
+    order = sorted(
+        range(len(changed["premises"])),
+        key=lambda i: (i not in on_path, head not in changed["premises"][i]),
+    )
+    for premise in (changed["premises"][i] for i in order):
         relation = premise[1]
         turned = {"is": "is_not", "is_not": "is", "inside": "holds", "holds": "inside"}.get(
             relation, quantity.converse(relation)
