@@ -77,7 +77,11 @@ def compose_command(
         ),
     ] = "all",
     hops: Annotated[
-        str, typer.Option(help="Premises per question: 3, 2-6 or 2,4,6 (cycled).")
+        str,
+        typer.Option(
+            help="Proof depth per question (the premises its answer takes; filler aside): 3, 2-6"
+            " or 2,4,6 (cycled)."
+        ),
     ] = "2-6",
     options: Annotated[int, typer.Option("--options", help="Options per question (2-7).")] = 4,
     uncertain: Annotated[
