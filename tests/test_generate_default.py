@@ -44,4 +44,4 @@ def test_rebuild_writes_every_language(tmp_path: Path) -> None:
 
 def test_shipped_files_stay_small() -> None:
     total = sum(default_path(code).stat().st_size for code in LANGUAGES)
-    assert total < 1_400_000  # 300 questions per language
+    assert total < 1_800_000  # 300 questions per language (filler premises since 2026-12)

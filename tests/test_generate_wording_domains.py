@@ -73,7 +73,7 @@ RELATION_SENTENCES: dict[str, list[tuple[str, str]]] = {
         ("is_not", "The person who wrote the letter is not Alice."),
         ("more:3", "Alice has 3 more coins than Henry."),
         ("fewer:3", "Alice has 3 fewer coins than Henry."),
-        ("times:2", "Alice has 2 times as many coins as Henry."),
+        ("times:2", "Alice has twice as many coins as Henry."),
         ("part:2", "Alice has half as many coins as Henry."),
         ("part:3", "Alice has a third as many coins as Henry."),
         ("part:4", "Alice has a quarter as many coins as Henry."),
@@ -115,7 +115,7 @@ RELATION_SENTENCES: dict[str, list[tuple[str, str]]] = {
     ],
     "ja": [
         ("inside", "赤い箱は青い箱の中にあります。"),
-        ("holds", "赤い箱は青い箱を中に含んでいます。"),
+        ("holds", "赤い箱は青い箱を中に入れています。"),
         ("apart", "赤い箱と青い箱は、どちらも相手の中にはありません。"),
         ("is", "手紙を書いた人は花子と同じ人です。"),
         ("is_not", "手紙を書いた人は花子とは別の人です。"),
@@ -162,7 +162,7 @@ SCENES: dict[str, list[tuple[str, str]]] = {
         ("containment options", "It is inside it / It contains it / Neither is inside the other"),
         (
             "identity intro",
-            "Alice, Henry and Tom are three different people, and each description below fits exactly one of them.",
+            "Alice, Henry and Tom are three different people, and each description below fits exactly one of them; one person may fit several descriptions.",
         ),
         ("identity question", "Who is the person who fed the cat?"),
         ("quantity intro", "Everyone has a whole number of coins (possibly none)."),
@@ -173,7 +173,7 @@ SCENES: dict[str, list[tuple[str, str]]] = {
     "fr": [
         (
             "containment intro",
-            "Il y a 3 boîtes. Chaque boîte est posée directement dans une autre boîte au plus ; une boîte est dans une autre (et l'autre la contient) quand elle y est posée directement ou dans une boîte qui s'y trouve.",
+            "Il y a 3 boîtes. Chaque boîte est posée directement dans au plus une autre boîte ; une boîte est dans une autre (et l'autre la contient) quand elle y est posée directement ou dans une boîte qui s'y trouve.",
         ),
         (
             "containment question",
@@ -182,7 +182,7 @@ SCENES: dict[str, list[tuple[str, str]]] = {
         ("containment options", "Elle est dedans / Elle la contient / Ni l'un ni l'autre"),
         (
             "identity intro",
-            "Alice, Hugo et Tom sont trois personnes différentes, et chaque description ci-dessous désigne exactement l'une d'elles.",
+            "Alice, Hugo et Tom sont trois personnes différentes, et chaque description ci-dessous désigne exactement l'une d'elles ; une même personne peut correspondre à plusieurs descriptions.",
         ),
         ("identity question", "Qui est la personne qui a nourri le chat ?"),
         ("quantity intro", "Chacun a un nombre entier de pièces (peut-être aucune)."),
@@ -193,11 +193,14 @@ SCENES: dict[str, list[tuple[str, str]]] = {
     "zh": [
         (
             "containment intro",
-            "有3个盒子。每个盒子最多直接放在另一个盒子里；一个盒子直接放在另一个盒子里，或放在其中的某个盒子里，都算在它里面，也说那个盒子里面装着它。",
+            "有3个盒子。每个盒子最多直接放在另外一个盒子里；一个盒子直接放在另一个盒子里，或放在其中的某个盒子里，都算在它里面，也说那个盒子里面装着它。",
         ),
         ("containment question", "红盒子在蓝盒子里面、装着蓝盒子，还是都不是？"),
         ("containment options", "在它里面 / 装着它 / 都不是"),
-        ("identity intro", "小红、小明和Tom是三个不同的人，下面的每个描述都恰好指其中一个人。"),
+        (
+            "identity intro",
+            "小红、小明和Tom是三个不同的人，下面的每个描述都恰好指其中一个人；同一个人可能符合多个描述。",
+        ),
         ("identity question", "喂猫的人是谁？"),
         ("quantity intro", "每个人都有整数枚硬币（也可能没有）。"),
         ("quantity question", "小红有多少枚硬币？"),
@@ -207,16 +210,16 @@ SCENES: dict[str, list[tuple[str, str]]] = {
     "ja": [
         (
             "containment intro",
-            "箱が3個あります。どの箱も、じかに入っている箱は多くても一つです。じかに入っていても、中の別の箱に入っていても、その箱の「中にある」とし、その箱はそれを「中に含む」とします。",
+            "箱が3個あります。どの箱も、じかに入っている箱は多くても一つです。じかに入っていても、中の別の箱に入っていても、その箱の「中にある」とし、その箱はそれを「中に入れている」とします。",
         ),
         (
             "containment question",
-            "赤い箱は青い箱の中にありますか、青い箱を中に含みますか、それともどちらでもありませんか？",
+            "赤い箱は青い箱の中にありますか、青い箱を中に入れていますか、それともどちらでもありませんか？",
         ),
-        ("containment options", "中にある / 中に含む / どちらでもない"),
+        ("containment options", "中にある / 中に入れている / どちらでもない"),
         (
             "identity intro",
-            "花子、太郎、Tomは別々の三人で、以下の説明はどれも、そのうちのちょうど一人を指します。",
+            "花子、太郎、Tomは別々の三人で、以下の説明はどれも、そのうちのちょうど一人を指します。一人が複数の説明に当てはまることもあります。",
         ),
         ("identity question", "猫に餌をやった人は誰ですか？"),
         ("quantity intro", "どの人も硬貨を整数枚持っています（0枚のこともあります）。"),
@@ -236,10 +239,10 @@ SCENES: dict[str, list[tuple[str, str]]] = {
         ("containment options", "안에 있다 / 담고 있다 / 둘 다 아니다"),
         (
             "identity intro",
-            "서연, 민준, Tom은 서로 다른 세 사람이며, 아래의 각 설명은 그중 정확히 한 사람을 가리킵니다.",
+            "서연, 민준, Tom은 서로 다른 세 사람이며, 아래의 각 설명은 그중 정확히 한 사람을 가리킵니다. 한 사람이 여러 설명에 해당할 수도 있습니다.",
         ),
         ("identity question", "고양이에게 밥을 준 사람은 누구입니까?"),
-        ("quantity intro", "모든 사람은 동전을 0개 이상, 정수 개 가지고 있습니다."),
+        ("quantity intro", "각 사람이 가진 동전의 수는 0 이상의 정수입니다."),
         ("quantity question", "서연은 동전을 몇 개 가지고 있습니까?"),
         ("exchange intro", "같은 색의 토큰은 모두 가치가 같습니다."),
         ("exchange question", "빨간 토큰 1개는 파란 토큰 몇 개와 가치가 같습니까?"),

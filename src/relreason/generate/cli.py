@@ -77,7 +77,11 @@ def compose_command(
         ),
     ] = "all",
     hops: Annotated[
-        str, typer.Option(help="Premises per question: 3, 2-6 or 2,4,6 (cycled).")
+        str,
+        typer.Option(
+            help="Proof depth per question (the premises its answer takes; filler aside): 3, 2-6"
+            " or 2,4,6 (cycled)."
+        ),
     ] = "2-6",
     options: Annotated[int, typer.Option("--options", help="Options per question (2-7).")] = 4,
     uncertain: Annotated[
@@ -130,12 +134,22 @@ def verify_command(
 
 @generate_app.command("audit")
 def audit_command(
-    file: Annotated[Path, typer.Argument(help="A file written by compose.")],
+    file: Annotated[Path, typer.Argument(help="A file written by compose (or your own).")],
+    train: Annotated[
+        Path | None,
+        typer.Option(
+            help="Train the probes on this file (another seed's set); else on FILE's other half."
+        ),
+    ] = None,
+    probes: Annotated[
+        bool, typer.Option("--probes/--no-probes", help="Train the probes (slower).")
+    ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """Score surface heuristics (no reasoning) on FILE against chance; exit 1 if one beats or
-    trails chance (its 95% interval leaves chance out)."""
-    result = audit(file)
+    """Score surface rules and trained probes (no reasoning) on FILE against chance, overall,
+    per domain and per language; exit 1 if one beats or trails chance (its 95% interval, the
+    groups' widened for their number, leaves chance out)."""
+    result = audit(file, train, probes)
     if as_json:
         typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
     else:

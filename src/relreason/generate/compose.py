@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import hashlib
 import random
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import relreason.generate.chains as chains
 import relreason.generate.lexicon as lexicon
 import relreason.generate.names as names
 from relreason.errors import UsageError
-from relreason.generate import balance, heuristics, kin_words
+from relreason.generate import balance, filler, heuristics, kin_words
+from relreason.generate.depth import expected, proof_depth
 from relreason.generate.distractors import pick_distractors
 from relreason.generate.domains import SPECS
 from relreason.generate.errors import SolverError
@@ -105,15 +108,6 @@ def schedule(options: ComposeOptions, domain: str, k: int, size: int, what: str)
     return slots[at]
 
 
-def _answer(language: str, domain: str, labels: frozenset[str]) -> str | None:
-    """Return the answer (kinship: a word; else a label) or 'uncertain'; None: unusable."""
-    if not labels:
-        return None
-    if domain == "kinship":
-        return kin_words.answer_word(language, labels)
-    return next(iter(labels)) if len(labels) == 1 else "uncertain"
-
-
 def _tail_sex(premises: list[chains.Triple], sexes: dict[str, str], tail: str) -> None:
     """State the sex of the person asked from when no premise gives it (kinship)."""
     if not any(a == tail for a, _, _ in premises):
@@ -134,13 +128,15 @@ def _draw(
         chain = chains.position_chain(rng, hops, determined=want != "uncertain")
     else:
         chain = chains.order_chain(rng, hops, None if want == "uncertain" else want)
+    if domain in filler.DOMAINS:
+        chain = filler.mirror(rng, chain, hops, domain)
     premises = list(chain.premises)
     query = chain.query or ("P0", "?", f"P{hops}")
     if domain == "kinship":
         _tail_sex(premises, chain.sexes, f"P{hops}")
     labels = solve(premises, query)
-    found = _answer(options.language, domain, labels)
-    if found is None:
+    found = expected(options.language, domain, labels)
+    if found is None or proof_depth(premises, query, options.language, domain) != hops:
         return None
     return chain, premises, found, labels
 
@@ -166,8 +162,36 @@ def _want(options: ComposeOptions, domain: str, k: int) -> tuple[Any, int]:
     return ("uncertain" if unsure else "determined"), slot
 
 
+@dataclass
+class WordUsage:
+    """Kinship: how often each word was the right option and a wrong one so far (one language).
+
+    Wrong options go first to the words right more often than one time in n of their showings,
+    so that which words an item offers tells nothing of which is right."""
+
+    n_options: int
+    right: Counter[str] = field(default_factory=Counter)
+    wrong: Counter[str] = field(default_factory=Counter)
+
+    def deficit(self, word: str) -> float:
+        """How many more showings as a wrong option the word is due."""
+        return self.right[word] * (self.n_options - 1) - self.wrong[word]
+
+    def count(self, item: dict[str, Any]) -> None:
+        """Count the words of a finished item."""
+        for label in item["option_labels"]:
+            if label != "uncertain":
+                word = kin_words.word_of(item["language"], label)
+                (self.right if label == item["answer"] else self.wrong)[str(word)] += 1
+
+
 def _compose_one(
-    options: ComposeOptions, domain: str, hops: int, index: int, goal: dict[str, float]
+    options: ComposeOptions,
+    domain: str,
+    hops: int,
+    index: int,
+    goal: dict[str, float],
+    usage: WordUsage | None = None,
 ) -> dict[str, Any]:
     k = index // len(options.domains)
     rng = item_rng(options.seed, options.language, domain, index)
@@ -182,7 +206,7 @@ def _compose_one(
         is_uncertain = drawn[2] == "uncertain"
         if is_uncertain and not options.offers_uncertain(domain):
             continue
-        built = _build(rng, options, domain, hops, index, slot, goal, *drawn)
+        built = _build(rng, options, domain, hops, index, slot, goal, *drawn, usage)
         if built is None:
             continue
         item, cost = built
@@ -220,6 +244,7 @@ def _build(
     premises: list[chains.Triple],
     answer: str,
     possible: frozenset[str],
+    usage: WordUsage | None = None,
 ) -> tuple[dict[str, Any], float] | None:
     """Return the item (names, options in their slots, balanced wording) and the rule targets
     it misses (``balance``), or None to redraw."""
@@ -247,6 +272,7 @@ def _build(
             heuristics.named_by_premises(domain, shown, premises)
         )
 
+    prefer = None if usage is None else usage.deficit
     candidates: list[dict[str, Any]] = []
     for attempt in range(balance.OPTION_TRIES):
         wanted = options.option_count(domain) - 1
@@ -266,6 +292,7 @@ def _build(
                 (x_sex, y_sex),
                 avoid=avoid,
                 lengths=(None, "shorter", "longer")[attempt % 3],
+                prefer=_named_at_head(premises, "P0") if domain == "position" else prefer,
             )
         labels = [answer, *distractors] if answer != "uncertain" else list(distractors)
         if domain == "kinship":
@@ -287,6 +314,17 @@ def _build(
     return balance.choose(rng, candidates, goal)
 
 
+def _named_at_head(premises: list[chains.Triple], head: str) -> Callable[[str], float]:
+    """Position: prefer the wrong directions the asked person's own premises name (read from
+    them: the fillers'), so that those premises name the right option no more than the others."""
+    named: set[str] = set()
+    for a, relation, b in premises:
+        if head in (a, b):
+            read = relation if a == head else balance._turn(relation)
+            named |= set(heuristics.named_label(str(read)))
+    return lambda label: float(label in named)
+
+
 def _named(item: dict[str, Any], gold: str, premises: list[chains.Triple]) -> bool:
     """Whether the premises name the right option (its text, or a relation meaning it)."""
     in_text = heuristics.gold_index(item) in (heuristics.word_in_premises(item) or ())
@@ -304,12 +342,15 @@ def compose(options: ComposeOptions) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     scored = {domain: dict.fromkeys(balance.BALANCED, 0.0) for domain in DOMAINS}
     made = dict.fromkeys(DOMAINS, 0)
+    words = WordUsage(options.option_count("kinship"))
     for index in range(options.count):
         domain = options.domains[index % len(options.domains)]
         hops = options.hops[(index // len(options.domains)) % len(options.hops)]
         due = (made[domain] + 1) / options.option_count(domain)
         goal = {name: balance.target(due - scored[domain][name]) for name in balance.BALANCED}
-        item = _compose_one(options, domain, hops, index, goal)
+        item = _compose_one(options, domain, hops, index, goal, words)
+        if domain == "kinship":
+            words.count(item)
         for name, value in balance.scores(item).items():
             scored[domain][name] += value
         made[domain] += 1

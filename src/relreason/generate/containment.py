@@ -28,11 +28,59 @@ CONVERSE: dict[str, str] = {"inside": "holds", "holds": "inside", "apart": "apar
 _RELATION_OF = {label: relation for relation, label in STATES.items()}
 
 COLORS: dict[str, tuple[str, ...]] = {
-    "en": ("red", "blue", "green", "yellow", "black", "white", "grey", "brown", "purple"),
-    "fr": ("rouge", "bleue", "verte", "jaune", "noire", "blanche", "grise", "marron", "violette"),
-    "zh": ("红", "蓝", "绿", "黄", "黑", "白", "灰", "棕", "紫"),
-    "ja": ("赤い", "青い", "緑の", "黄色い", "黒い", "白い", "灰色の", "茶色の", "紫の"),
-    "ko": ("빨간", "파란", "초록", "노란", "검은", "흰", "회색", "갈색", "보라색"),
+    "en": (
+        "red",
+        "blue",
+        "green",
+        "yellow",
+        "black",
+        "white",
+        "grey",
+        "brown",
+        "purple",
+        "orange",
+        "pink",
+    ),
+    "fr": (
+        "rouge",
+        "bleue",
+        "verte",
+        "jaune",
+        "noire",
+        "blanche",
+        "grise",
+        "marron",
+        "violette",
+        "orange",
+        "rose",
+    ),
+    "zh": ("红", "蓝", "绿", "黄", "黑", "白", "灰", "棕", "紫", "橙", "粉"),
+    "ja": (
+        "赤い",
+        "青い",
+        "緑の",
+        "黄色い",
+        "黒い",
+        "白い",
+        "灰色の",
+        "茶色の",
+        "紫の",
+        "オレンジの",
+        "ピンクの",
+    ),
+    "ko": (
+        "빨간",
+        "파란",
+        "초록",
+        "노란",
+        "검은",
+        "흰",
+        "회색",
+        "갈색",
+        "보라색",
+        "주황색",
+        "분홍색",
+    ),
 }
 """Box colours; the formal name of a box is its English colour."""
 
@@ -50,8 +98,8 @@ _TEXT: dict[str, dict[str, str]] = {
         "apart_o": "Neither is inside the other",
     },
     "fr": {
-        "intro": "Il y a {n} boîtes. Chaque boîte est posée directement dans une autre boîte au "
-        "plus ; une boîte est dans une autre (et l'autre la contient) quand elle y est posée "
+        "intro": "Il y a {n} boîtes. Chaque boîte est posée directement dans au plus une autre "
+        "boîte ; une boîte est dans une autre (et l'autre la contient) quand elle y est posée "
         "directement ou dans une boîte qui s'y trouve.",
         "inside": "{A} est dans {b}.",
         "holds": "{A} contient {b}.",
@@ -62,7 +110,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "apart_o": "Ni l'un ni l'autre",
     },
     "zh": {
-        "intro": "有{n}个盒子。每个盒子最多直接放在另一个盒子里；一个盒子直接放在另一个盒子里，"
+        "intro": "有{n}个盒子。每个盒子最多直接放在另外一个盒子里；一个盒子直接放在另一个盒子里，"
         "或放在其中的某个盒子里，都算在它里面，也说那个盒子里面装着它。",
         "inside": "{a}在{b}里面。",
         "holds": "{a}里面装着{b}。",
@@ -74,15 +122,15 @@ _TEXT: dict[str, dict[str, str]] = {
     },
     "ja": {
         "intro": "箱が{n}個あります。どの箱も、じかに入っている箱は多くても一つです。じかに入って"
-        "いても、中の別の箱に入っていても、その箱の「中にある」とし、その箱はそれを「中に含む」"
+        "いても、中の別の箱に入っていても、その箱の「中にある」とし、その箱はそれを「中に入れている」"
         "とします。",
         "inside": "{a}は{b}の中にあります。",
-        "holds": "{a}は{b}を中に含んでいます。",
+        "holds": "{a}は{b}を中に入れています。",
         "apart": "{a}と{b}は、どちらも相手の中にはありません。",
-        "question": "{a}は{b}の中にありますか、{b}を中に含みますか、"
+        "question": "{a}は{b}の中にありますか、{b}を中に入れていますか、"
         "それともどちらでもありませんか？",
         "inside_o": "中にある",
-        "contains_o": "中に含む",
+        "contains_o": "中に入れている",
         "apart_o": "どちらでもない",
     },
     "ko": {
@@ -247,9 +295,6 @@ SPEC = DomainSpec(
     question=question,
     option=option,
     distractors=distractors,
-    hops=lambda premises, query: len(
-        walk([(a, r, b) for a, r, b in premises], query[0], query[2], STATES, FLIP)
-    ),
     frame=lambda premises, query: "boxes",
     persons=lambda premises, query: set(),
     rename=rename,

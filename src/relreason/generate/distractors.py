@@ -64,6 +64,7 @@ def pick_distractors(
     sexes: tuple[str, str],
     avoid: Callable[[str, str], bool] = lambda label, text: False,
     lengths: str | None = None,
+    prefer: Callable[[str], float] | None = None,
 ) -> list[str]:
     """Return the wrong options (kinship: words; else formal labels), distinct and disjoint.
 
@@ -71,7 +72,8 @@ def pick_distractors(
     models allow come first (each is false in some other model), then impossible ones.
     ``sexes`` = (sex of the person asked about, sex of the one asked from); ``avoid`` skips
     options it flags (given label and text; e.g. words the premises use) unless none is left;
-    ``lengths`` = ``"shorter"``/``"longer"`` prefers texts shorter/longer than the answer's.
+    ``lengths`` = ``"shorter"``/``"longer"`` prefers texts shorter/longer than the answer's;
+    ``prefer`` ranks the wrong options, highest first (ties stay shuffled).
     """
     wanted = options.n_options - 1
     if options.offers_uncertain(domain) and answer != "uncertain":
@@ -90,6 +92,8 @@ def pick_distractors(
         else:
             tail = near + far
             rng.shuffle(tail)
+        if prefer is not None:  # the words due most as wrong options first
+            tail.sort(key=lambda word: -prefer(word))
         ordered = (allowed if answer == "uncertain" else []) + tail
     else:
         if domain == "position":
@@ -101,6 +105,8 @@ def pick_distractors(
         rest = [label for label in labels if label not in possible]
         rng.shuffle(allowed_first)
         rng.shuffle(rest)
+        if prefer is not None:
+            rest.sort(key=lambda label: -prefer(label))
         ordered = (allowed_first if answer == "uncertain" else []) + rest
 
     def text(label: str) -> str | None:

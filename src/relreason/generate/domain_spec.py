@@ -43,8 +43,6 @@ class DomainSpec:
     """(language, label) -> option text."""
     distractors: Callable[[random.Random, Chain, str, frozenset[str], int], list[str]]
     """(rng, chain, answer, labels the models allow, how many) -> wrong option labels."""
-    hops: Callable[[Premises, Sequence[str]], int]
-    """The item's hop count, read off its premises."""
     frame: Callable[[Premises, Sequence[str]], str]
     """The item's frame, read off its premises."""
     persons: Callable[[Premises, Sequence[str]], set[str]]

@@ -92,33 +92,36 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
 _TEXT: dict[str, dict[str, str]] = {
     "en": {
         "intro": "{people} are three different people, and each description below fits exactly "
-        "one of them.",
+        "one of them; one person may fit several descriptions.",
         "is": "{A} is {b}.",
         "is_not": "{A} is not {b}.",
         "question": "Who is {a}?",
     },
     "fr": {
         "intro": "{people} sont trois personnes différentes, et chaque description ci-dessous "
-        "désigne exactement l'une d'elles.",
+        "désigne exactement l'une d'elles ; une même personne peut correspondre à plusieurs "
+        "descriptions.",
         "is": "{A} est {b}.",
         "is_not": "{A} n'est pas {b}.",
         "question": "Qui est {a} ?",
     },
     "zh": {
-        "intro": "{people}是三个不同的人，下面的每个描述都恰好指其中一个人。",
+        "intro": "{people}是三个不同的人，下面的每个描述都恰好指其中一个人；"
+        "同一个人可能符合多个描述。",
         "is": "{a}就是{b}。",
         "is_not": "{a}不是{b}。",
         "question": "{a}是谁？",
     },
     "ja": {
-        "intro": "{people}は別々の三人で、以下の説明はどれも、そのうちのちょうど一人を指します。",
+        "intro": "{people}は別々の三人で、以下の説明はどれも、そのうちのちょうど一人を指します。"
+        "一人が複数の説明に当てはまることもあります。",
         "is": "{a}は{b}と同じ人です。",
         "is_not": "{a}は{b}とは別の人です。",
         "question": "{a}は誰ですか？",
     },
     "ko": {
         "intro": "{people} 서로 다른 세 사람이며, 아래의 각 설명은 그중 정확히 한 사람을 "
-        "가리킵니다.",
+        "가리킵니다. 한 사람이 여러 설명에 해당할 수도 있습니다.",
         "is": "{a_t} {b_w} 같은 사람입니다.",
         "is_not": "{a_t} {b_w} 다른 사람입니다.",
         "question": "{a_t} 누구입니까?",
@@ -157,71 +160,142 @@ def premise(language: str, triple: Sequence[str]) -> str:
 
 
 def solve(premises: Sequence[Triple], query: Sequence[str]) -> frozenset[str]:
-    """Return every person the head description can fit in some world of the premises."""
+    """Return every person the head description can fit in some world of the premises.
+
+    A premise naming a person narrows what its description can be; the premises between two
+    descriptions must form a forest, walked from the head (exact on a forest; the tests compare
+    it with every assignment). Empty: the premises contradict each other."""
     if len(query) != 3 or query[1] != "?":
         raise SolverError(f"a query is [description, '?', 'A|B|C'], got {list(query)!r}")
     people = roster(query)
     if len(set(people)) != PEOPLE:
         raise SolverError(f"the query names {people}, not three different people")
+    allowed: dict[str, set[str]] = {}
     links: dict[str, list[tuple[str, str]]] = {}
+    owner: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while owner.setdefault(x, x) != x:
+            x = owner[x]
+        return x
+
+    consistent = True
     for a, relation, b in premises:
         if relation not in RELATIONS or a == b:
             raise SolverError(f"premise {[a, relation, b]}: not an identity premise")
         for x in (a, b):
             if x not in DESCRIPTIONS and x not in people:
                 raise SolverError(f"{x!r} is neither a description nor one of {people}")
-        links.setdefault(a, []).append((b, relation))
-        links.setdefault(b, []).append((a, relation))
+            if x in DESCRIPTIONS:
+                allowed.setdefault(x, set(people))
+        if a in people and b in people:
+            consistent &= relation == "is_not"  # the three are different people
+        elif a in people or b in people:
+            d, p = (b, a) if a in people else (a, b)
+            allowed[d] &= {p} if relation == "is" else set(people) - {p}
+        else:
+            if root(a) == root(b):
+                raise SolverError("the premises between descriptions must form a forest")
+            owner[root(a)] = root(b)
+            links.setdefault(a, []).append((b, relation))
+            links.setdefault(b, []).append((a, relation))
     head = query[0]
-    if head not in DESCRIPTIONS or head not in links:
+    if head not in allowed:
         raise SolverError(f"the query asks about {head!r}, no description of the premises")
-    if len(premises) != len(links) - 1:
-        raise SolverError("the premises must form a tree over descriptions and people")
-    return frozenset(_fits(links, people, head, None, set()))
+    done: set[str] = set()
+    for start in [head, *sorted(allowed)]:
+        if start not in done and not _fits(links, allowed, start, None, done):
+            consistent = False
+    return frozenset(_fits(links, allowed, head, None, set())) if consistent else frozenset()
 
 
 def _fits(
     links: Mapping[str, list[tuple[str, str]]],
-    people: Sequence[str],
+    allowed: Mapping[str, set[str]],
     node: str,
     parent: str | None,
     seen: set[str],
 ) -> set[str]:
     """The people ``node`` can be, given the premises of its subtree (away from ``parent``)."""
-    if node in seen:
-        raise SolverError("the premises must form a tree over descriptions and people")
     seen.add(node)
-    found = {node} if node in people else set(people)
-    for other, relation in links[node]:
+    found = set(allowed[node])
+    for other, relation in links.get(node, []):
         if other == parent:
             continue
-        below = _fits(links, people, other, node, seen)
+        below = _fits(links, allowed, other, node, seen)
         found = {v for v in found if any((v == w) == (relation == "is") for w in below)}
     return found
 
 
+def _say(rng: random.Random, a: str, relation: str, b: str) -> Triple:
+    """Return the premise stated from either side."""
+    return (a, relation, b) if rng.random() < 0.5 else (b, relation, a)
+
+
 def chain(rng: random.Random, hops: int, want: str) -> Chain:
-    """Return a tree of ``hops`` premises true in a hidden world (the solver decides the rest)."""
+    """Return premises whose proof takes ``hops`` of them, and filler beside them.
+
+    The asked description is the same person as a few others (a tree of *is* premises); that
+    person is then named (one premise) or, as often, found by ruling the two others out (two
+    premises, or three or four where a person is ruled out through another description), or
+    (``uncertain``) only one is ruled out. Filler premises about other descriptions make every
+    person named in some *is* and some *is not* premise, so who is named where tells nothing.
+    """
     people = [f"P{i}" for i in range(PEOPLE)]
     pool = rng.sample(sorted(DESCRIPTIONS), len(DESCRIPTIONS))
-    fits = {pool[0]: rng.choice(people)}
-    placed = [pool.pop(0)]
+    gold = rng.choice(people)
+    others = [p for p in people if p != gold]
+    rng.shuffle(others)
+    if want == "uncertain":
+        indirect = rng.choice([i for i in (0, 1) if hops - 1 - i >= 0])
+        excluded, named = others[:1], False
+    elif hops >= 2 and rng.random() < 0.5:
+        indirect = rng.choice([i for i in (0, 1, 2) if hops - 2 - i >= 0])
+        excluded, named = others, False
+    else:
+        indirect, excluded, named = 0, [], True
+    size = hops - len(excluded) - indirect - int(named)  # is-premises among the same-person tree
+    same = [pool.pop()]
     premises: list[Triple] = []
-    for _ in range(hops):
-        unused = [p for p in people if p not in placed]
-        if unused and rng.random() < 0.45:
-            new = rng.choice(unused)
-            anchor = rng.choice([x for x in placed if x in fits])
+    for _ in range(size):
+        new = pool.pop()
+        premises.append(_say(rng, new, "is", rng.choice(same)))
+        same.append(new)
+    if named:
+        premises.append(_say(rng, rng.choice(same), "is", gold))
+    for k, person in enumerate(excluded):
+        if k < indirect:
+            via = pool.pop()
+            premises.append(_say(rng, rng.choice(same), "is_not", via))
+            premises.append(_say(rng, via, "is", person))
         else:
-            new = pool.pop()
-            fits[new] = rng.choice(people)
-            anchor = rng.choice(placed)
-        same = fits.get(new, new) == fits.get(anchor, anchor)
-        pair = (new, anchor) if rng.random() < 0.5 else (anchor, new)
-        premises.append((pair[0], "is" if same else "is_not", pair[1]))
-        placed.append(new)
+            premises.append(_say(rng, rng.choice(same), "is_not", person))
+    premises += _filler(rng, premises, people, pool)
     sexes = {p: rng.choice(("M", "F")) for p in people}
-    return Chain(shuffled(rng, premises), sexes, "people", query=(placed[0], "?", "|".join(people)))
+    return Chain(shuffled(rng, premises), sexes, "people", query=(same[0], "?", "|".join(people)))
+
+
+def _filler(
+    rng: random.Random, premises: Sequence[Triple], people: Sequence[str], pool: list[str]
+) -> list[Triple]:
+    """Return premises about unused descriptions naming each person in an *is* and an *is
+    not* premise where the others do not yet (as far as descriptions last)."""
+    said = {(p, r) for a, r, b in premises for p in (a, b) if p in people}
+    needs_is = [p for p in people if (p, "is") not in said]
+    needs_not = [p for p in people if (p, "is_not") not in said]
+    rng.shuffle(needs_is)
+    rng.shuffle(needs_not)
+    filler: list[Triple] = []
+    while (needs_is or needs_not) and pool:
+        new = pool.pop()
+        fits = needs_is.pop() if needs_is else None
+        if fits is not None:
+            filler.append(_say(rng, new, "is", fits))
+        unlike = [p for p in needs_not if p != fits]
+        if unlike:
+            needs_not.remove(unlike[0])
+            filler.append(_say(rng, new, "is_not", unlike[0]))
+    return filler
 
 
 def question(
@@ -270,7 +344,6 @@ SPEC = DomainSpec(
     question=question,
     option=option,
     distractors=distractors,
-    hops=lambda premises, query: len(premises),
     frame=lambda premises, query: "people",
     persons=lambda premises, query: set(roster(query)),
     rename=rename,

@@ -36,6 +36,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "more": "{a} has {k} more coins than {b}.",
         "fewer": "{a} has {k} fewer coins than {b}.",
         "times": "{a} has {k} times as many coins as {b}.",
+        "twice": "{a} has twice as many coins as {b}.",
         "part": "{a} has {f} as many coins as {b}.",
         "question": "How many coins does {a} have?",
     },
@@ -67,7 +68,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "question": "{a}は硬貨を何枚持っていますか？",
     },
     "ko": {
-        "intro": "모든 사람은 동전을 0개 이상, 정수 개 가지고 있습니다.",
+        "intro": "각 사람이 가진 동전의 수는 0 이상의 정수입니다.",
         "has": "{a_t} 동전을 {k}개 가지고 있습니다.",
         "more": "{a_t} {b}보다 동전이 {k}개 많습니다.",
         "fewer": "{a_t} {b}보다 동전이 {k}개 적습니다.",
@@ -241,15 +242,21 @@ def _path(rng: random.Random, names: Sequence[str], count: int) -> list[Triple]:
     return premises
 
 
+def filler_length(rng: random.Random, hops: int, most: int) -> int:
+    """Return the length of the path beside the asked one: 1..hops-1, at most ``most`` (names
+    and colours last)."""
+    return max(1, min(rng.randint(1, max(1, hops - 1)), most))
+
+
 def chain(rng: random.Random, hops: int, want: str) -> Chain:
-    """Return a chain of exchange rates (``units``, half the time) or of coin counts: two paths
-    of ``hops`` premises in all, P0 .. Pk and Pk+1 .. Pn+1, from whole numbers, with a count
-    given at the far end of P0's path (or, ``uncertain``, at an end of the other path)."""
+    """Return a chain of exchange rates (``units``, half the time) or of coin counts: the asked
+    person's path P0 .. Pn of ``hops`` premises (its proof) and a shorter path beside it, from
+    whole numbers, with a count given at the far end of P0's path (or, ``uncertain``, at an end
+    of the other path)."""
     if rng.random() < 0.5:
         return units.chain(rng, hops, want)
-    first = rng.randint(1, hops - 1)  # both paths' lengths drawn alike
-    people = [f"P{i}" for i in range(hops + 2)]
-    mine, other = people[: first + 1], people[first + 1 :]
+    people = [f"P{i}" for i in range(hops + 2 + filler_length(rng, hops, 3))]
+    mine, other = people[: hops + 1], people[hops + 1 :]
     if rng.random() < 0.5:
         other.reverse()
     counts = (rng.randint(2, 40), rng.randint(2, 40))
@@ -265,6 +272,8 @@ def _sentence(language: str, key: str, a: str, b: str, k: str = "") -> str:
     if parts is not None:
         key, k = parts[0], str(parts[1])
     f = _FRACTIONS[language][int(k) - 2] if key == "part" else ""
+    if (key, k) == ("times", "2") and "twice" in _TEXT[language]:
+        key = "twice"
     return _TEXT[language][key].format(
         a=a,
         b=b,
@@ -305,7 +314,8 @@ def option(language: str, label: str) -> str | None:
 def distractors(
     rng: random.Random, chain: Chain, answer: str, possible: frozenset[str], wanted: int
 ) -> list[str]:
-    """Return wrong counts: a premise misread (its converse taken) first, then near numbers."""
+    """Return wrong counts near the right one: a premise misread (its converse taken) or near
+    numbers, the right count ranked among them by a uniform draw."""
     premises = list(chain.premises)
     head = chain.query[0] if chain.query else "P0"
     if chain.frame == "exchange":
@@ -322,32 +332,51 @@ def distractors(
             misread.append(str(counts[head]))
     base = int(answer) if answer.isdigit() else int(sorted(possible)[0])
     near = [str(base + d) for d in (-12, -6, -4, -3, -2, -1, 1, 2, 3, 4, 6, 12) if base + d >= 0]
+    if answer.isdigit():  # the right count as often the least, the median or the greatest
+        pool = [Fraction(int(x)) for x in {*misread, *near} if x != answer]
+        chosen = [str(v) for v in ranked(rng, Fraction(base), pool, wanted)]
+        rng.shuffle(chosen)
+        return chosen
     rng.shuffle(misread)
     rng.shuffle(near)
-    chosen: list[str] = []
+    chosen = []
     for label in misread + near:
         if label != answer and label not in chosen:
             chosen.append(label)
     return chosen[:wanted]
+
+
+def ranked(
+    rng: random.Random, answer: Fraction, pool: Sequence[Fraction], wanted: int
+) -> list[Fraction]:
+    """Return ``wanted`` values of ``pool`` near ``answer``, as many below it as a uniform draw
+    says (the right value is the least, the median or the greatest option alike)."""
+    below = sorted({v for v in pool if v < answer}, reverse=True)
+    above = sorted({v for v in pool if v > answer})
+    fits = [k for k in range(wanted + 1) if k <= len(below) and wanted - k <= len(above)]
+    k = rng.choice(fits) if fits else min(wanted, len(below))
+    return below[:k] + above[: wanted - k]
 
 
 def _wrong_values(rng: random.Random, chain: Chain, answer: str, wanted: int) -> list[str]:
-    """Exchange: a rate misread the other way round first, then near values (x2, /2, ...)."""
-    premises, query = list(chain.premises), chain.query or ("P0", "?", "P1")
-    misread: list[str] = []
-    for i, (a, relation, b) in enumerate(premises):
-        swapped = [*premises[:i], (a, str(converse(relation)), b), *premises[i + 1 :]]
-        misread += [x for x in units.solve(swapped, query) if answer != "uncertain"]
-    base = Fraction(answer) if answer != "uncertain" else Fraction(rng.choice((2, 3, 4, 6)))
-    near = [units.label(base * f) for f in (2, 3, 4, Fraction(1, 2), Fraction(1, 3))]
-    near += [units.label(base + 1)] + ([units.label(base - 1)] if base > 1 else [])
-    rng.shuffle(misread)
-    rng.shuffle(near)
-    chosen: list[str] = []
-    for label in misread + near:
-        if label != answer and label not in chosen:
-            chosen.append(label)
-    return chosen[:wanted]
+    """Exchange: rates between other colours of the chains (what a misread path gives), near
+    the right one in size; never a value and its reciprocal (the right one's least of all)."""
+    premises = list(chain.premises)
+    colours = sorted({x for a, _, b in premises for x in (a, b)})
+    pool: set[Fraction] = set()
+    for start in colours:
+        pool |= {v for c, v in units.values(premises, start).items() if c != start}
+    base = rng.choice(sorted(pool)) if answer == "uncertain" else Fraction(answer)
+    pool |= {base * f for f in (2, 3, 4, Fraction(1, 2), Fraction(1, 3), Fraction(1, 4))}
+    pool -= {base, 1 / base}
+    chosen: list[Fraction] = [] if answer == "uncertain" else [base]
+    for value in ranked(rng, base, sorted(pool), 3 * wanted):
+        if value not in chosen and 1 / value not in chosen:
+            chosen.append(value)
+    rest = chosen[1:] if answer != "uncertain" else chosen
+    keep = ranked(rng, base, rest, wanted) if answer != "uncertain" else rest[:wanted]
+    rng.shuffle(keep)
+    return [units.label(v) for v in keep]
 
 
 def rename(rng: random.Random, language: str, chain: Chain, fictional: bool) -> dict[str, str]:
@@ -366,10 +395,6 @@ def _people(premises: Premises, query: Sequence[str]) -> set[str]:
     return {x for a, r, b in premises for x in ((a,) if r == "has" else (a, b))}
 
 
-def _hops(premises: Premises, query: Sequence[str]) -> int:
-    return sum(1 for p in premises if p[1] != "has")
-
-
 SPEC = DomainSpec(
     name="quantity",
     is_relation=is_relation,
@@ -382,7 +407,6 @@ SPEC = DomainSpec(
     question=question,
     option=option,
     distractors=distractors,
-    hops=_hops,
     frame=lambda premises, query: frame_of(premises),
     persons=_people,
     rename=rename,

@@ -24,9 +24,33 @@ from relreason.generate.errors import SolverError
 
 _PATTERN = re.compile(r"(worth|per):([2-5])")
 COLORS: dict[str, tuple[str, ...]] = {
-    "en": ("red", "blue", "green", "yellow", "black", "white", "grey", "brown", "purple", "orange"),
-    "fr": ("rouge", "bleu", "vert", "jaune", "noir", "blanc", "gris", "marron", "violet", "orange"),
-    "zh": ("红色", "蓝色", "绿色", "黄色", "黑色", "白色", "灰色", "棕色", "紫色", "橙色"),
+    "en": (
+        "red",
+        "blue",
+        "green",
+        "yellow",
+        "black",
+        "white",
+        "grey",
+        "brown",
+        "purple",
+        "orange",
+        "pink",
+    ),
+    "fr": (
+        "rouge",
+        "bleu",
+        "vert",
+        "jaune",
+        "noir",
+        "blanc",
+        "gris",
+        "marron",
+        "violet",
+        "orange",
+        "rose",
+    ),
+    "zh": ("红色", "蓝色", "绿色", "黄色", "黑色", "白色", "灰色", "棕色", "紫色", "橙色", "粉色"),
     "ja": (
         "赤い",
         "青い",
@@ -38,10 +62,24 @@ COLORS: dict[str, tuple[str, ...]] = {
         "茶色の",
         "紫の",
         "オレンジの",
+        "ピンクの",
     ),
-    "ko": ("빨간", "파란", "초록", "노란", "검은", "흰", "회색", "갈색", "보라색", "주황색"),
+    "ko": (
+        "빨간",
+        "파란",
+        "초록",
+        "노란",
+        "검은",
+        "흰",
+        "회색",
+        "갈색",
+        "보라색",
+        "주황색",
+        "분홍색",
+    ),
 }
-"""Token colours (ten: a chain of eight hops cut once names ten); formal names in English."""
+"""Token colours (eleven: a chain of eight hops and one rate beside it name eleven); formal
+names in English."""
 _FR_PLURAL = {"gris": "gris", "marron": "marron", "orange": "orange"}
 
 _TEXT: dict[str, dict[str, str]] = {
@@ -211,12 +249,14 @@ def _path(rng: random.Random, names: Sequence[str]) -> list[Triple]:
 
 
 def chain(rng: random.Random, hops: int, want: str) -> Chain:
-    """Return ``hops`` exchange rates forming two paths, P0 .. Pk and Pk+1 .. Pn+1 (each at
-    least one rate, their lengths drawn alike); the question asks from P0 to the far end of its
-    own path, or (``uncertain``) to an end of the other path, which no rate links to it."""
-    first = rng.randint(1, hops - 1)
-    colours = [f"P{i}" for i in range(hops + 2)]
-    mine, other = colours[: first + 1], colours[first + 1 :]
+    """Return exchange rates forming two paths: P0's own of ``hops`` rates (its proof) and a
+    shorter one beside it; the question asks from P0 to the far end of its own path, or
+    (``uncertain``) to an end of the other path, which no rate links to it."""
+    from relreason.generate.quantity import filler_length
+
+    beside = filler_length(rng, hops, min(3, len(COLORS["en"]) - hops - 2))
+    colours = [f"P{i}" for i in range(hops + 2 + beside)]
+    mine, other = colours[: hops + 1], colours[hops + 1 :]
     if rng.random() < 0.5:
         other.reverse()
     tail = other[-1] if want == "uncertain" else mine[-1]

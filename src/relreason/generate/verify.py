@@ -19,12 +19,14 @@ from relreason.errors import DataError
 from relreason.generate import kin_words
 from relreason.generate.assemble import question_text
 from relreason.generate.compose import DOMAINS
+from relreason.generate.depth import expected as expected_answer
+from relreason.generate.depth import proof_depth
 from relreason.generate.domains import SPECS
 from relreason.generate.errors import SolverError
 from relreason.generate.kin_world import PREMISE_RELATIONS
 from relreason.generate.records import read_items
 from relreason.generate.solver import SEX_VALUES, domain_of, solve
-from relreason.generate.spatial import COMPASS, ORDER, path_length
+from relreason.generate.spatial import COMPASS, ORDER
 
 
 @dataclass(frozen=True)
@@ -44,15 +46,6 @@ def _word(language: str, domain: str, label: str) -> str | None:
     if domain == "kinship" and label != "uncertain":
         return kin_words.word_of(language, label)
     return label
-
-
-def _expected(language: str, domain: str, labels: frozenset[str]) -> str | None:
-    """Return the answer the models entail (a word or label, or 'uncertain'); None: no words."""
-    if not labels:
-        return None
-    if domain == "kinship":
-        return kin_words.answer_word(language, labels)
-    return next(iter(labels)) if len(labels) == 1 else "uncertain"
 
 
 def _true_in(language: str, domain: str, label: str, model: str) -> bool:
@@ -120,7 +113,7 @@ def _verify_item(raw: Any, where: str) -> list[Problem]:
         labels = solve(premises, raw["query"])
     except (SolverError, TypeError, ValueError) as error:
         return [Problem(where, "premises", f"the solver cannot read them: {error}")]
-    expected = _expected(language, domain, labels)
+    expected = expected_answer(language, domain, labels)
     if expected is None:
         return [
             Problem(
@@ -137,14 +130,9 @@ def _verify_item(raw: Any, where: str) -> list[Problem]:
                 f"{raw['answer']!r}, but the models give {expected!r} (labels {sorted(labels)})",
             )
         )
-    if domain == "kinship":
-        hops = sum(1 for p in premises if p[1] != "sex")
-    elif domain in SPECS:
-        hops = SPECS[domain].hops(premises, raw["query"])
-    else:
-        hops = path_length(premises, raw["query"][0], raw["query"][2])
+    hops = proof_depth(premises, raw["query"], language, domain)
     if raw["hops"] != hops:
-        problems.append(Problem(where, "hops", f"{raw['hops']}, but {hops} premises on the path"))
+        problems.append(Problem(where, "hops", f"{raw['hops']}, but the proof depth is {hops}"))
     problems += _check_frame_and_sexes(raw, premises, where)
     options, option_labels = raw["options"], raw["option_labels"]
     if len(options) != len(option_labels):
