@@ -44,10 +44,19 @@ class Row:
     chance: float
     groups: dict[str, dict[str, float]] = field(default_factory=dict)
     """Per domain and per language: n, accuracy, low, high (Bonferroni-widened), chance."""
+    trained: bool = False
+    """A trained probe: only a score above chance is a shortcut (one below it is a probe that
+    learnt noise from its training set); a hand rule's complement is a rule too, so a hand rule
+    must hold chance both ways."""
 
     @property
     def holds_chance(self) -> bool:
-        """Whether chance lies inside the 95% interval, overall and in every group."""
+        """Whether chance lies inside the 95% interval (for a trained probe: not below its low
+        end), overall and in every group."""
+        if self.trained:
+            return self.low <= self.chance and all(
+                g["low"] <= g["chance"] for g in self.groups.values()
+            )
         inside = all(g["low"] <= g["chance"] <= g["high"] for g in self.groups.values())
         return self.low <= self.chance <= self.high and inside
 
@@ -117,7 +126,9 @@ def _checked(items: Sequence[Any], file: str) -> list[Mapping[str, Any]]:
     return list(items)
 
 
-def _row(name: str, items: Sequence[Mapping[str, Any]], got: Sequence[float]) -> Row:
+def _row(
+    name: str, items: Sequence[Mapping[str, Any]], got: Sequence[float], trained: bool = False
+) -> Row:
     """Return a rule's row from its expected score on each item (overall and per group)."""
     keys = [f"{kind}:{item.get(kind, '?')}" for kind in ("domain", "language") for item in items]
     names = sorted(set(keys))
@@ -143,7 +154,7 @@ def _row(name: str, items: Sequence[Mapping[str, Any]], got: Sequence[float]) ->
     total = sum(got)
     low, high = wilson_interval(round(total), len(items))  # expected count, rounded
     chance = sum(1.0 / len(item["options"]) for item in items) / len(items)
-    return Row(name, len(items), total / len(items), low, high, chance, groups)
+    return Row(name, len(items), total / len(items), low, high, chance, groups, trained)
 
 
 def _probe_scores(
@@ -188,7 +199,7 @@ def audit_items(
         rows.append(_row(name, checked, got))
     if trained:
         for name, families in probes.FAMILIES.items():
-            rows.append(_row(name, checked, _probe_scores(checked, fitted, families)))
+            rows.append(_row(name, checked, _probe_scores(checked, fitted, families), True))
     groups: Counter[str] = Counter()
     unsure: Counter[str] = Counter()
     for item in checked:

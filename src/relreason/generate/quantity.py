@@ -242,12 +242,6 @@ def _path(rng: random.Random, names: Sequence[str], count: int) -> list[Triple]:
     return premises
 
 
-def filler_length(rng: random.Random, hops: int, most: int) -> int:
-    """Return the length of the path beside the asked one: 1..hops-1, at most ``most`` (names
-    and colours last)."""
-    return max(1, min(rng.randint(1, max(1, hops - 1)), most))
-
-
 def chain(rng: random.Random, hops: int, want: str) -> Chain:
     """Return a chain of exchange rates (``units``, half the time) or of coin counts: the asked
     person's path P0 .. Pn of ``hops`` premises (its proof) and a shorter path beside it, from
@@ -255,7 +249,7 @@ def chain(rng: random.Random, hops: int, want: str) -> Chain:
     of the other path)."""
     if rng.random() < 0.5:
         return units.chain(rng, hops, want)
-    people = [f"P{i}" for i in range(hops + 2 + filler_length(rng, hops, 3))]
+    people = [f"P{i}" for i in range(hops + 2 + units.filler_length(rng, hops, 3))]
     mine, other = people[: hops + 1], people[hops + 1 :]
     if rng.random() < 0.5:
         other.reverse()

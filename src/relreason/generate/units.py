@@ -252,7 +252,6 @@ def chain(rng: random.Random, hops: int, want: str) -> Chain:
     """Return exchange rates forming two paths: P0's own of ``hops`` rates (its proof) and a
     shorter one beside it; the question asks from P0 to the far end of its own path, or
     (``uncertain``) to an end of the other path, which no rate links to it."""
-    from relreason.generate.quantity import filler_length
 
     beside = filler_length(rng, hops, min(3, len(COLORS["en"]) - hops - 2))
     colours = [f"P{i}" for i in range(hops + 2 + beside)]
@@ -263,3 +262,9 @@ def chain(rng: random.Random, hops: int, want: str) -> Chain:
     path = _path(rng, mine) + _path(rng, other)
     premises = [(b, str(converse(r)), a) if rng.random() < 0.5 else (a, r, b) for a, r, b in path]
     return Chain(shuffled(rng, premises), {}, "exchange", query=("P0", "?", tail))
+
+
+def filler_length(rng: random.Random, hops: int, most: int) -> int:
+    """Return the length of the path beside the asked one: 1..hops-1, at most ``most`` (names
+    and colours last)."""
+    return max(1, min(rng.randint(1, max(1, hops - 1)), most))
