@@ -241,9 +241,10 @@ def test_a_stopped_driver_keeps_what_was_answered(cluster: Any, tmp_path: Path) 
             if driver.poll() is None:
                 driver.kill()
                 driver.wait()
-            left = _group(driver.pid, wait_s=15)
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(driver.pid, signal.SIGKILL)
+            left = _session(driver.pid, wait_s=15)
+            for pid in left:  # ours: started in the driver's session
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
         assert driver.returncode == 130, err
         assert not left, f"processes of the stopped sweep left running: {left}"
         assert "\x1b[" not in err and "pid=" not in err, err
@@ -263,17 +264,18 @@ def test_a_stopped_driver_keeps_what_was_answered(cluster: Any, tmp_path: Path) 
         assert len(load_records(folder)) == 8
 
 
-def _group(pgid: int, wait_s: float) -> list[str]:
-    """The processes of the process group ``pgid`` still running after ``wait_s`` seconds at
-    most (their command lines)."""
+def _session(sid: int, wait_s: float) -> dict[int, str]:
+    """The processes of the session ``sid`` (a process started with ``start_new_session``
+    and every process it started: Ray's workers make process groups of their own, not
+    sessions) still running after ``wait_s`` seconds at most, by pid (their command lines)."""
     deadline = time.monotonic() + wait_s
     while True:
-        found = []
+        found = {}
         for proc in Path("/proc").iterdir():
             try:
-                if proc.name.isdigit() and os.getpgid(int(proc.name)) == pgid:
+                if proc.name.isdigit() and os.getsid(int(proc.name)) == sid:
                     command = (proc / "cmdline").read_bytes().replace(b"\0", b" ")
-                    found.append(command.decode(errors="replace")[:100])
+                    found[int(proc.name)] = command.decode(errors="replace")[:100]
             except OSError:
                 continue
         if not found or time.monotonic() > deadline:

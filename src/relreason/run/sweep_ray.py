@@ -273,10 +273,10 @@ def _connect(address: str, show_logs: bool) -> tuple[Any, bool]:
         return ray, False
     try:
         ray.init(
-            address=None if address == "local" else address,
+            address=address,  # "local": a new cluster, never one found on this machine
             log_to_driver=show_logs,
             include_dashboard=False if address == "local" else None,
-            logging_level=logging.INFO if show_logs else logging.WARNING,
+            logging_level=logging.INFO if show_logs else logging.ERROR,
         )
     except (ConnectionError, RuntimeError, ValueError) as error:
         raise UsageError(f"cannot reach the Ray cluster at {address!r}: {error}") from None
