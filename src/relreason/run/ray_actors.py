@@ -1,7 +1,8 @@
 """The Ray actors of a Ray sweep (``sweep_ray``): one ``ServerState`` per API server set (the
 rate limit and circuit breaker its cells share over every worker), seen by a worker through
 ``SharedProxy`` (the ``run.shared.SharedServer`` interface); and the ``Hub`` that collects the
-workers' progress for the driver. Plain classes: ``sweep_ray`` makes them actors."""
+workers' progress and each running cell's records for the driver. Plain classes: ``sweep_ray``
+makes them actors."""
 
 from __future__ import annotations
 
