@@ -56,14 +56,16 @@ def _error_text(sample: Any) -> str | None:
     return " ".join(str(getattr(error, "message", error)).split())
 
 
-def _refuse_failed_run(name: str, log: Any, samples: list[Any]) -> None:
-    """Refuse a log in which no sample got an answer (``DataError``: how many failed, the
-    first error): inspect exits 0 after such a run, but it measured nothing."""
-    if not samples:
-        error = getattr(log, "error", None)
-        if error is not None:
-            raise DataError(name, f"the run failed and holds no samples: {_error_text(log)}")
-        raise DataError(name, "holds no samples (was the log written with --no-log-samples?)")
+def _no_samples(name: str, log: Any) -> DataError:
+    """The error for a log without samples: the run's own error when it failed."""
+    if getattr(log, "error", None) is not None:
+        return DataError(name, f"the run failed and holds no samples: {_error_text(log)}")
+    return DataError(name, "holds no samples (was the log written with --no-log-samples?)")
+
+
+def _refuse_failed_run(name: str, samples: list[Any]) -> None:
+    """Refuse a log in which every sample failed (``DataError``: how many, the first error):
+    inspect exits 0 after such a run, but it measured nothing."""
     failed = [s for s in samples if _error_text(s) is not None]
     if len(failed) == len(samples):
         first = failed[0]
@@ -98,7 +100,8 @@ def read_inspect_log(
     name = str(path)
     log = _load(path)
     samples = list(getattr(log, "samples", None) or [])
-    _refuse_failed_run(name, log, samples)
+    if not samples:
+        raise _no_samples(name, log)
     task: Task | None = None
     key: str | None = None
     answers: dict[int, Answer] = {}
@@ -128,6 +131,7 @@ def read_inspect_log(
             raise DataError(name, f"item {item.index} appears twice", item=where, field="id")
         answers[item.index] = _answer(sample, item.prompt)
     assert task is not None
+    _refuse_failed_run(name, samples)
     eval_spec = getattr(log, "eval", None)
     source = {
         "harness": HARNESS,
