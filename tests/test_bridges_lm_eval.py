@@ -155,6 +155,48 @@ def test_foreign_and_edited_samples_are_refused(
         assert not out.exists() and not list(tmp_path.glob(f".run-{name}*")), name
 
 
+def _generated(doc: dict[str, Any], text: str) -> dict[str, Any]:
+    """A samples line of a generate_until task in lm-eval's written form."""
+    return {
+        "doc_id": doc["index"],
+        "doc": doc,
+        "target": doc["gold"],
+        "arguments": {"gen_args_0": {"arg_0": doc["prompt"], "arg_1": {"until": []}}},
+        "resps": [[text]],
+        "filtered_resps": [text],
+        "filter": "none",
+        "metrics": ["acc"],
+    }
+
+
+def test_a_run_whose_every_response_is_empty_is_refused(
+    exported: tuple[Path, Cell], shared_data: Path, tmp_path: Path, capsys: Any
+) -> None:
+    """lm-eval records an empty text for a request that failed after its retries
+    (``LMEVAL_MODEL_NONE_ANSWER_PLACEHOLDER``, '' by default, in lm_eval/models/api_models.py)
+    and ends the run as usual: a samples file whose every response is empty is refused (exit
+    2, the file, how many), one with a single answer is imported, the empty ones as no
+    answer."""
+    folder, _ = exported
+    docs = _docs(folder, "compose-en-zs")[:3]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("".join(json.dumps(_generated(d, "")) + "\n" for d in docs))
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as stop:
+        main(["import", "lm-eval", str(empty), "--out", str(out), "--data-dir", str(shared_data)])
+    assert stop.value.code == 2
+    message = capsys.readouterr().err
+    assert str(empty) in message and "every sample failed (3 of 3)" in message, message
+    assert not out.exists()
+    one = tmp_path / "one.jsonl"
+    texts = ["", "A) Uncle", " "]
+    one.write_text(
+        "".join(json.dumps(_generated(d, t)) + "\n" for d, t in zip(docs, texts, strict=True))
+    )
+    main_ok(["import", "lm-eval", str(one), "--out", str(out), "--data-dir", str(shared_data)])
+    assert [r["output"] for _, r in sorted(load_records(out).items())] == texts
+
+
 def _lm_eval_run(folder: Path, out: Path, tasks: list[str]) -> dict[str, Any]:
     """lm-eval's evaluator and sample writer, as its ``lm_eval --log_samples`` command calls
     them (in this process, indexing only the exported folder, not lm-eval's own tasks)."""

@@ -5,11 +5,15 @@ cell runs again elsewhere and is written once."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -129,30 +133,154 @@ def test_a_ray_sweep_writes_what_a_local_sweep_writes(cluster: Any, tmp_path: Pa
     assert str(by_ray.value) == str(by_local.value) and "limit/sample" in str(by_ray.value)
 
 
+API_SWEEP = """\
+out: {out}
+models: [{{spec: "openai:toy", base_url: "{url}"}}]
+runs: [{{benchmark: compose, language: en, method: [zs, fs]}}]
+options: {{limit: 8, use_cache: false, requests_per_minute: 120, max_new_tokens: 4,
+  concurrency: 1}}
+"""
+
+
+def _api_sweep(folder: Path, url: str) -> Path:
+    """Two API cells of 8 items, one request at a time each, two a second over both."""
+    path = folder / "api-sweep.yaml"
+    path.write_text(API_SWEEP.format(out=folder / "out", url=url))
+    return path
+
+
+def _recorded(path: Path) -> dict[Path, set[str]]:
+    """The prompts of the items each cell of the sweep ``path`` has a record of."""
+    kept: dict[Path, set[str]] = {}
+    for run in plan_sweep(load_sweep(path), path=path):
+        records = load_records(run.out_dir) if run.out_dir.is_dir() else {}
+        prompts = {item.index: item.prompt for item in run.task.items}
+        kept[run.out_dir] = {prompts[i] for i, r in records.items() if r["status"] != "failed"}
+    return kept
+
+
+def _answered(server: Any, prompts: set[str] | None = None) -> int:
+    """How many requests the server answered (of ``prompts`` when given)."""
+    answered = server.stats()["answered"]
+    return sum(n for p, n in answered.items() if prompts is None or p in prompts)
+
+
+def _wait_for(condition: Any, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
 def test_a_worker_killed_mid_cell_loses_nothing(cluster: Any, tmp_path: Path) -> None:
-    """Two requests a second (``requests_per_minute: 120``) make each cell last seconds; the
-    first attempt's worker is killed a second in."""
-    local, remote = tmp_path / "local", tmp_path / "ray"
-    extra = ", requests_per_minute: 120"
-    run_sweep(_write(tmp_path, local, limit=8), show_progress=False)
-    killed: list[int] = []
-    starts: list[Any] = []
+    """The first attempt's worker is killed (SIGKILL) once it has two answers: its cell runs
+    again in another worker from the records the killed one sent back, so no item it answered
+    is asked again (only the one request it may have had in flight), and the cell is whole."""
+    from servers.fault_server import FaultServer
 
-    def kill_first(start: Any) -> None:
-        starts.append(start)
-        if not killed:
-            killed.append(start.pid)
-            threading.Timer(1.0, os.kill, (start.pid, signal.SIGKILL)).start()
+    with FaultServer(fault_rate=0.0, reply=lambda prompt: "A") as server:
+        path = _api_sweep(tmp_path, server.url)
+        planned = plan_sweep(load_sweep(path), path=path)
+        items = {run.out_dir: {item.prompt for item in run.task.items} for run in planned}
+        killed: list[Any] = []
+        starts: list[Any] = []
 
-    _ray_sweep(_write(tmp_path, remote, limit=8, extra=extra), on_start=kill_first)
-    victim = next(s for s in starts if s.pid == killed[0])
+        def kill(start: Any) -> None:
+            _wait_for(lambda: _answered(server, items[start.out_dir]) >= 2, 60)
+            killed.append(_answered(server, items[start.out_dir]))
+            os.kill(start.pid, signal.SIGKILL)
+
+        def kill_first(start: Any) -> None:
+            starts.append(start)
+            if len(starts) == 1:
+                threading.Thread(target=kill, args=(start,), daemon=True).start()
+
+        _ray_sweep(path, on_start=kill_first)
+        counts = server.stats()["counts"]
+    victim = starts[0]
     again = [s for s in starts if s.out_dir == victim.out_dir]
     assert len(again) == 2 and again[1].pid != victim.pid, "run again in another worker"
-    assert _folders(remote) == _folders(local)
-    manifest = read_manifest(victim.out_dir)
-    assert manifest["status"] == "complete" and len(manifest["sessions"]) == 1, "written once"
-    lines = (victim.out_dir / "records.jsonl").read_text().splitlines()
-    assert len(lines) == len({json.loads(line)["index"] for line in lines}) == 8
+    assert killed and killed[0] >= 2
+    asked_twice = [p for p, n in counts.items() if n > 1]
+    assert len(asked_twice) <= 1, asked_twice  # at most the request in flight at the kill
+    recorded = _recorded(path)
+    assert set(counts) == set().union(*recorded.values())
+    for folder in recorded:
+        manifest = read_manifest(folder)
+        assert manifest["status"] == "complete"
+        lines = (folder / "records.jsonl").read_text().splitlines()
+        assert len(lines) == len({json.loads(line)["index"] for line in lines}) == 8
+    assert len(read_manifest(victim.out_dir)["sessions"]) == 2, "the killed attempt's session"
+
+
+def test_a_stopped_driver_keeps_what_was_answered(cluster: Any, tmp_path: Path) -> None:
+    """``relreason sweep --ray local`` in a process of its own, stopped by SIGINT once the
+    server answered four requests: it exits 130, the cells in flight keep every record their
+    workers sent back and are marked interrupted, their manifest names the user's command, no
+    worker's output reached its terminal, and no process of its cluster is left. The sweep
+    run again asks none of the recorded items again and completes every cell."""
+    from servers.fault_server import FaultServer
+
+    with FaultServer(fault_rate=0.0, reply=lambda prompt: "A") as server:
+        path = _api_sweep(tmp_path, server.url)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        command = [sys.executable, "-m", "relreason", "sweep", str(path), "--ray", "local"]
+        driver = subprocess.Popen(
+            [*command, "--no-progress"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            _wait_for(lambda: _answered(server) >= 4 or driver.poll() is not None, 120)
+            driver.send_signal(signal.SIGINT)
+            _, err = driver.communicate(timeout=60)
+        finally:
+            if driver.poll() is None:
+                driver.kill()
+                driver.wait()
+            left = _session(driver.pid, wait_s=15)
+            for pid in left:  # ours: started in the driver's session
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        assert driver.returncode == 130, err
+        assert not left, f"processes of the stopped sweep left running: {left}"
+        assert "\x1b[" not in err and "pid=" not in err, err
+        kept = _recorded(path)
+        assert sum(len(p) for p in kept.values()) >= 3, kept
+        for folder in kept:
+            manifest = read_manifest(folder)
+            assert manifest["status"] == "interrupted"
+            said = manifest["sessions"][-1]["command"]
+            assert said[1:] == ["sweep", str(path), "--ray", "local", "--no-progress"], said
+        before = server.stats()["counts"]
+        _ray_sweep(path)
+        after = server.stats()["counts"]
+    for folder, prompts in kept.items():
+        assert all(after[p] == before[p] for p in prompts), "a recorded item was asked again"
+        assert read_manifest(folder)["status"] == "complete"
+        assert len(load_records(folder)) == 8
+
+
+def _session(sid: int, wait_s: float) -> dict[int, str]:
+    """The processes of the session ``sid`` (a process started with ``start_new_session``
+    and every process it started: Ray's workers make process groups of their own, not
+    sessions) still running after ``wait_s`` seconds at most, by pid (their command lines)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        found = {}
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and os.getsid(int(proc.name)) == sid:
+                    command = (proc / "cmdline").read_bytes().replace(b"\0", b" ")
+                    found[int(proc.name)] = command.decode(errors="replace")[:100]
+            except OSError:
+                continue
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)
 
 
 def test_api_cells_on_one_server_share_its_rate_limit(cluster: Any, tmp_path: Path) -> None:

@@ -48,6 +48,35 @@ def _sent(sample: Any) -> str | None:
     return None
 
 
+def _error_text(sample: Any) -> str | None:
+    """The message of the error a sample failed with, on one line (None when it did not)."""
+    error = getattr(sample, "error", None)
+    if error is None:
+        return None
+    return " ".join(str(getattr(error, "message", error)).split())
+
+
+def _no_samples(name: str, log: Any) -> DataError:
+    """The error for a log without samples: the run's own error when it failed."""
+    if getattr(log, "error", None) is not None:
+        return DataError(name, f"the run failed and holds no samples: {_error_text(log)}")
+    return DataError(name, "holds no samples (was the log written with --no-log-samples?)")
+
+
+def _refuse_failed_run(name: str, samples: list[Any]) -> None:
+    """Refuse a log in which every sample failed (``DataError``: how many, the first error):
+    inspect exits 0 after such a run, but it measured nothing."""
+    failed = [s for s in samples if _error_text(s) is not None]
+    if len(failed) == len(samples):
+        first = failed[0]
+        message = _error_text(first) or ""
+        raise DataError(
+            name,
+            f"every sample failed ({len(failed)} of {len(samples)}), so the run is no result; "
+            f"the first error (sample id {getattr(first, 'id', None)!r}): {message[:400]}",
+        )
+
+
 def _answer(sample: Any, prompt: str) -> Answer:
     error = getattr(sample, "error", None)
     if error is not None:
@@ -65,13 +94,14 @@ def read_inspect_log(
 
     Raises ``DataError`` naming the file, the sample and the field for a log that is not
     inspect's, samples of a task relreason did not write, samples of two cells, an item given
-    twice, or a prompt that is not relreason's for its item.
+    twice, a prompt that is not relreason's for its item, or a run in which every sample failed
+    (naming how many and the first error).
     """
     name = str(path)
     log = _load(path)
     samples = list(getattr(log, "samples", None) or [])
     if not samples:
-        raise DataError(name, "holds no samples (was the log written with --no-log-samples?)")
+        raise _no_samples(name, log)
     task: Task | None = None
     key: str | None = None
     answers: dict[int, Answer] = {}
@@ -101,6 +131,7 @@ def read_inspect_log(
             raise DataError(name, f"item {item.index} appears twice", item=where, field="id")
         answers[item.index] = _answer(sample, item.prompt)
     assert task is not None
+    _refuse_failed_run(name, samples)
     eval_spec = getattr(log, "eval", None)
     source = {
         "harness": HARNESS,

@@ -1,7 +1,8 @@
 """relreason's cells as inspect_ai tasks: the items (relreason's prompts, byte for byte, as the
-user message), relreason's generation length at temperature 0, and a scorer that reads each
-completion with the cell's reader (the sound reader by default), keeping the second rule's
-reading (ConvRe: the official rule) in the score's metadata.
+user message), relreason's generation length, greedy decoding on every provider (see
+:func:`greedy`), and a scorer that reads each completion with the cell's reader (the sound
+reader by default), keeping the second rule's reading (ConvRe: the official rule) in the
+score's metadata.
 
 Needs ``inspect-ai`` (extra ``[inspect]``). Registered with inspect_ai through the entry point
 group ``inspect_ai`` (module :mod:`relreason.inspect`), so ``inspect eval relreason/convre -T
@@ -18,7 +19,7 @@ from inspect_ai import task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from relreason.bridges.cells import Cell, cell_key
 from relreason.bridges.docs import item_doc
@@ -48,6 +49,25 @@ def reading_metadata(rtask: RelreasonTask, doc: dict[str, Any], text: str) -> Sc
         explanation=f"{rtask.reader} reader: {reading.status} ({reading.method})",
         metadata=metadata,
     )
+
+
+def greedy(api: str) -> dict[str, Any]:
+    """The generation settings that make the provider ``api`` decode greedily, as relreason's
+    runs do: temperature 0, except on inspect's ``hf`` provider, which samples unless given
+    ``-M do_sample=false`` and refuses a temperature of 0 then: the one most likely token
+    (``top_k=1``) there."""
+    return {"top_k": 1} if api == "hf" else {"temperature": 0.0}
+
+
+@solver  # type: ignore[untyped-decorator,unused-ignore]
+def greedy_generate() -> Solver:
+    """Generate with the model's greedy settings (:func:`greedy`)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        """Generate one completion."""
+        return await generate(state, **greedy(state.model.api))
+
+    return solve
 
 
 @scorer(metrics=[accuracy(), stderr()])  # type: ignore[untyped-decorator,unused-ignore]
@@ -82,9 +102,9 @@ def inspect_task(cell: Cell, data_dir: str | None = None) -> InspectTask:
     ]
     return InspectTask(
         dataset=MemoryDataset(samples, name=cell.name),
-        solver=generate(),
+        solver=greedy_generate(),
         scorer=relreason_reader(rtask),
-        config=GenerateConfig(max_tokens=rtask.max_new_tokens, temperature=0.0),
+        config=GenerateConfig(max_tokens=rtask.max_new_tokens),
         name=cell.name,
         metadata={"relreason_cell": key},
     )

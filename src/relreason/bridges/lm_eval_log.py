@@ -139,7 +139,8 @@ def read_lm_eval_samples(
 
     Raises ``DataError`` naming the file, the line and the field for a malformed line, a
     sample of a task relreason did not export, samples of two cells or two kinds, an item
-    given twice, or a prompt that is not relreason's for its item.
+    given twice, a prompt that is not relreason's for its item, or a generation run whose every
+    response is empty (what lm-eval records for a failed request).
     """
     name = str(path)
     try:
@@ -187,6 +188,13 @@ def read_lm_eval_samples(
         )
     if task is None or kind is None:
         raise DataError(name, "holds no samples")
+    if kind == "generate" and not any((a.response.text or "").strip() for a in answers.values()):
+        raise DataError(
+            name,
+            f"every sample failed ({len(answers)} of {len(answers)}), so the run is no result: "
+            "each response is empty, which is what lm-eval records for a request that failed "
+            "(the error is in lm-eval's own log)",
+        )
     source = {
         "harness": HARNESS,
         "file": str(path.resolve()),

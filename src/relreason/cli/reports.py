@@ -34,6 +34,12 @@ def sweep(
             "belongs to), ray://HOST:10001, or local (start one here). Needs the 'ray' extra.",
         ),
     ] = None,
+    ray_logs: Annotated[
+        bool,
+        typer.Option(
+            "--ray-logs", help="With --ray: show the workers' output (loading bars, logs) here."
+        ),
+    ] = False,
 ) -> None:
     """Run every run of a sweep file that is not complete yet, then print the results table
     (exit 3 when some items failed)."""
@@ -43,7 +49,12 @@ def sweep(
     from relreason.run.sweep import run_sweep
 
     result = run_sweep(
-        file, data_dir=data_dir, show_progress=progress, rerun_changed=rerun_changed, ray=ray
+        file,
+        data_dir=data_dir,
+        show_progress=progress,
+        rerun_changed=rerun_changed,
+        ray=ray,
+        ray_logs=ray_logs,
     )
     typer.echo(str(result))
     failed = sum(int(row.get("failed") or 0) for row in result.rows)

@@ -1,12 +1,15 @@
 """The Ray actors of a Ray sweep (``sweep_ray``): one ``ServerState`` per API server set (the
 rate limit and circuit breaker its cells share over every worker), seen by a worker through
 ``SharedProxy`` (the ``run.shared.SharedServer`` interface); and the ``Hub`` that collects the
-workers' progress for the driver. Plain classes: ``sweep_ray`` makes them actors."""
+workers' progress and each running cell's records for the driver. Plain classes: ``sweep_ray``
+makes them actors."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
+
+from relreason.records import RECORDS
 
 
 class RemoteLimits:
@@ -99,11 +102,23 @@ class ServerState:
 
 
 class Hub:
-    """Collects the workers' progress messages and the attempts of each cell (a Ray actor)."""
+    """Collects the workers' progress messages, the attempts of each cell, and each cell's
+    records as its workers answer them (a Ray actor).
+
+    A worker sends the cell's manifest and its whole records file when it starts (``folder``)
+    and each record's line as it is written (``lines``); the driver takes them twice a second
+    (``take``) into the cell's run folder, so a stop of the driver keeps what was answered. An
+    attempt that begins again after its worker died starts from the files as the dead one left
+    them (``begin``), so nothing it answered is asked again.
+    """
 
     def __init__(self) -> None:
         self.messages: list[Any] = []
         self.attempts = 0
+        self.files: dict[int, dict[str, bytes]] = {}
+        self.lines: dict[int, list[bytes]] = {}
+        self.current: dict[int, int] = {}
+        self.fresh: dict[int, tuple[dict[str, bytes], list[bytes]]] = {}
 
     def push(self, message: Any) -> None:
         """Keep one message."""
@@ -118,3 +133,41 @@ class Hub:
         """A number for a task attempt (counts every start, retries included)."""
         self.attempts += 1
         return self.attempts
+
+    def begin(self, index: int, files: dict[str, bytes]) -> tuple[int, dict[str, bytes]]:
+        """A worker starts cell ``index``: its attempt number and the cell's files (``files``,
+        what the driver sent, the first time; as the last attempt left them after)."""
+        attempt = self.next_attempt()
+        self.current[index] = attempt
+        if index not in self.files:
+            self.files[index], self.lines[index] = dict(files), []
+        kept = dict(self.files[index])
+        if self.lines[index]:
+            kept[RECORDS] = kept.get(RECORDS, b"") + b"".join(self.lines[index])
+        return attempt, kept
+
+    def folder(self, index: int, attempt: int, files: dict[str, bytes]) -> None:
+        """The cell's manifest and records file as its run began (replacing what was kept)."""
+        if self.current.get(index) != attempt:
+            return
+        self.files[index] = {**self.files[index], **files}
+        self.lines[index] = []
+        self.fresh[index] = (dict(files), [])
+
+    def add_lines(self, index: int, attempt: int, lines: bytes) -> None:
+        """Records the cell's run wrote since the last call (whole lines)."""
+        if self.current.get(index) != attempt:
+            return
+        self.lines[index].append(lines)
+        self.fresh.setdefault(index, ({}, []))[1].append(lines)
+
+    def take(self) -> dict[int, tuple[dict[str, bytes], bytes]]:
+        """What came since the last call, by cell: files to replace and lines to append."""
+        fresh, self.fresh = self.fresh, {}
+        return {index: (files, b"".join(lines)) for index, (files, lines) in fresh.items()}
+
+    def forget(self, index: int) -> None:
+        """The cell ended and the driver wrote its folder: drop what was kept of it."""
+        self.files.pop(index, None)
+        self.lines.pop(index, None)
+        self.fresh.pop(index, None)

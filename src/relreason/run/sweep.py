@@ -187,13 +187,15 @@ def run_sweep(
     out: Path | None = None,
     rerun_changed: bool = False,
     ray: str | None = None,
+    ray_logs: bool = False,
 ) -> SweepResult:
     """Run every run of the sweep file that is not complete yet; return the results table.
 
     ``out`` overrides the file's ``out``. A finished cell whose items, model or options changed
     is refused (``UsageError`` naming them) unless ``rerun_changed``: then it is run again.
     ``ray`` (an address: ``auto``, ``ray://HOST:10001``, or ``local`` for a cluster started
-    here) runs each cell as a task on a Ray cluster (``relreason.run.sweep_ray``).
+    here) runs each cell as a task on a Ray cluster (``relreason.run.sweep_ray``); the
+    workers' output reaches this terminal only with ``ray_logs``.
     Raises ``DataError``/``UsageError`` for a bad sweep file (before anything runs) and
     whatever a run raises.
     """
@@ -204,7 +206,14 @@ def run_sweep(
     if ray is not None:
         from relreason.run.sweep_ray import run_on_ray
 
-        run_on_ray(planned, sweep.options, ray, show=show_progress, rerun_changed=rerun_changed)
+        run_on_ray(
+            planned,
+            sweep.options,
+            ray,
+            show=show_progress,
+            rerun_changed=rerun_changed,
+            show_logs=ray_logs,
+        )
     else:
         run_coroutine(_arun_sweep(planned, sweep.options, data_dir, show_progress, rerun_changed))
     from relreason.run.runs_table import collect
