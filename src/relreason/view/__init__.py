@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relreason.errors import UsageError
+from relreason.install import extra_hint
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -43,11 +44,12 @@ def serve(
     if not root.is_dir():
         raise UsageError(f"{root} is not a folder (give the folder your runs are written to)")
     try:
+        import jinja2  # noqa: F401
+        import starlette  # noqa: F401
         import uvicorn
-    except ImportError:
-        raise UsageError(
-            "relreason view needs the 'view' extra: pip install 'relreason[view]'"
-        ) from None
+    except ImportError as error:
+        hint = extra_hint("view")
+        raise UsageError(f"relreason view needs the 'view' extra ({error}): {hint}") from None
     listener = _listen(host, port)
     app = make_app(root, data_dir)
     config = uvicorn.Config(app, log_level="warning", access_log=False)
