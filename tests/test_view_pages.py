@@ -145,3 +145,12 @@ def test_facets_leave_out_labels_with_one_value_per_item(value: str) -> None:
         for i in range(3)
     ]
     assert facets(records) == {"l": ["1"]}
+
+
+def test_the_html_report_names_the_viewer(tmp_path: Path) -> None:
+    from relreason.report import render_html
+
+    runs = tmp_path / "my runs"
+    write_run(runs, "one", "m", mcr_description("en", "zs"), answers("AB", "AA"))
+    page = render_html(runs, tmp_path / "report.html", texts=False).read_text("utf-8")
+    assert f"relreason view &#x27;{runs}&#x27;" in page  # the folder quoted for a shell
