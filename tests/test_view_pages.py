@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 
 from analysis_runs import answers, mcr_description, write_run
 from relreason.records import STATUSES, Record
-from relreason.view import make_app
+from relreason.view import LOOPBACK, make_app
 from relreason.view.items import Filters, facets, pair_records, readings_differ
 
 HOSTILE = "<script>alert(1)</script>"
@@ -33,6 +33,7 @@ def test_pages_escape_and_list_damaged_runs(tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     records = answers("ABAB", "ABBA", categories=[HOSTILE])
     records[1] = dict(records[1], output=HOSTILE, alt={"reader": "paper", "answer": "A"})
+    records[1]["sent_as"] = [{"role": "user", "content": HOSTILE}]
     write_run(runs, "good", HOSTILE, mcr_description("en", "zs"), records)
     bad = write_run(runs, "bad", "m", mcr_description("en", "zs"), answers("A", "A"))
     with open(bad / "records.jsonl", "a", encoding="utf-8") as file:
@@ -52,6 +53,15 @@ def test_pages_escape_and_list_damaged_runs(tmp_path: Path) -> None:
     assert client.get("/run?id=nothing").status_code == 404
     assert client.get("/item?run=good&index=99").status_code == 404
     assert client.get("/run?id=good&page=x&status=bogus").status_code == 200
+    assert "sent-as" in client.get("/item?run=good&index=1").text
+
+
+def test_only_this_machine_is_answered(tmp_path: Path) -> None:
+    write_run(tmp_path, "one", "m", mcr_description("en", "zs"), answers("A", "A"))
+    app = make_app(tmp_path, hosts=LOOPBACK)
+    assert TestClient(app, base_url="http://127.0.0.1:8765").get("/").status_code == 200
+    assert TestClient(app, base_url="http://localhost:8765").get("/").status_code == 200
+    assert TestClient(app, base_url="http://rebound.example:8765").get("/").status_code == 400
 
 
 def test_prompt_rebuilt_for_old_records(tmp_path: Path, shared_data: Path) -> None:

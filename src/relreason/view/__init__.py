@@ -11,6 +11,7 @@ extra: starlette, uvicorn, jinja2); nothing is fetched from elsewhere.
 from __future__ import annotations
 
 import socket
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,11 +22,18 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
 
-def make_app(folder: Path | str, data_dir: Path | str | None = None) -> Starlette:
-    """The viewer's ASGI application over the runs below ``folder``."""
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+"""The names of this machine a request may give when the viewer listens on one of them."""
+
+
+def make_app(
+    folder: Path | str, data_dir: Path | str | None = None, hosts: Sequence[str] = ("*",)
+) -> Starlette:
+    """The viewer's ASGI application over the runs below ``folder``, answering requests for the
+    host names ``hosts`` only."""
     from relreason.view.app import make_app as build
 
-    return build(Path(folder), None if data_dir is None else Path(data_dir))
+    return build(Path(folder), None if data_dir is None else Path(data_dir), hosts)
 
 
 def serve(
@@ -51,7 +59,10 @@ def serve(
         hint = extra_hint("view")
         raise UsageError(f"relreason view needs the 'view' extra ({error}): {hint}") from None
     listener = _listen(host, port)
-    app = make_app(root, data_dir)
+    # on this machine only: a request naming another host (a page elsewhere whose name was
+    # pointed at 127.0.0.1, DNS rebinding) is refused
+    hosts = [*LOOPBACK, f"[{LOOPBACK[2]}]"] if host in LOOPBACK else ["*"]
+    app = make_app(root, data_dir, hosts)
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     bound = listener.getsockname()[1]
     where = f"[{host}]" if ":" in host else host
@@ -77,4 +88,4 @@ def _listen(host: str, port: int) -> socket.socket:
     return listener
 
 
-__all__ = ["make_app", "serve"]
+__all__ = ["LOOPBACK", "make_app", "serve"]

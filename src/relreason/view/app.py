@@ -13,6 +13,8 @@ from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Mount, Route
@@ -74,9 +76,12 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
-def make_app(folder: Path, data_dir: Path | None = None) -> Starlette:
+def make_app(
+    folder: Path, data_dir: Path | None = None, hosts: Sequence[str] = ("*",)
+) -> Starlette:
     """The viewer over the runs below ``folder`` (``data_dir``: the data to rebuild the prompts
-    of records that hold none)."""
+    of records that hold none), answering only requests whose Host header is one of ``hosts``
+    (a web page elsewhere that points its own name at 127.0.0.1 is refused)."""
     folders = RunFolders(folder)
     prompts = Prompts(data_dir)
     env = _environment()
@@ -162,7 +167,8 @@ def make_app(folder: Path, data_dir: Path | None = None) -> Starlette:
             Route("/item", item_page),
             Route("/compare", compare_page),
             Mount("/static", StaticFiles(directory=static), name="static"),
-        ]
+        ],
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))],
     )
 
 
