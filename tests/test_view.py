@@ -126,6 +126,12 @@ def test_view_in_chromium(runs: Path, viewer: str) -> None:
             assert page.inner_text("#output") == item["output"]
             readings = page.inner_text("#readings")
             assert item["reader"] in readings and item["alt"]["reader"] in readings
+            # next: the next item the filters keep
+            if len(kept) > 1:
+                page.click("#next")
+                page.wait_for_selector("#prompt")
+                assert page.inner_text("h1").startswith(f"Item {kept[1]['index']} ")
+            assert page.locator("#next").count() == 0 or len(kept) > 2
 
             # two runs side by side, where they differ
             page.goto(viewer + "/")

@@ -126,7 +126,9 @@ def make_app(
         prompt, why = record.prompt, None
         if prompt is None:
             prompt, why = prompts.prompt(run.description, record.index)
-        indexes = [r.index for r in run.records]
+        # previous and next among the items the browser's filters keep (this one included)
+        filters = Filters.from_query(request.query_params, facets(run.records))
+        indexes = [r.index for r in run.records if r is record or filters.keep(r)]
         where = indexes.index(record.index)
         return render(
             "item.html",
@@ -134,6 +136,7 @@ def make_app(
             record=record,
             prompt=prompt,
             prompt_problem=why,
+            query=filters.query(),
             previous=indexes[where - 1] if where > 0 else None,
             next=indexes[where + 1] if where + 1 < len(indexes) else None,
         )
