@@ -93,10 +93,10 @@ def make_app(
     def missing(what: str) -> HTMLResponse:
         return render("missing.html", status=404, what=what)
 
-    async def runs_page(request: Request) -> HTMLResponse:
+    def runs_page(request: Request) -> HTMLResponse:
         return render("runs.html", runs=folders.runs())
 
-    async def run_page(request: Request) -> HTMLResponse:
+    def run_page(request: Request) -> HTMLResponse:
         run = folders.run(request.query_params.get("id", ""))
         if run is None:
             return missing(f"no run {request.query_params.get('id', '')!r} below {folder}")
@@ -117,7 +117,7 @@ def make_app(
             pages=pages,
         )
 
-    async def item_page(request: Request) -> HTMLResponse:
+    def item_page(request: Request) -> HTMLResponse:
         run = folders.run(request.query_params.get("run", ""))
         index = _int(request.query_params.get("index"), -1)
         record = None if run is None else run.record(index)
@@ -141,7 +141,7 @@ def make_app(
             next=indexes[where + 1] if where + 1 < len(indexes) else None,
         )
 
-    async def compare_page(request: Request) -> HTMLResponse:
+    def compare_page(request: Request) -> HTMLResponse:
         query = request.query_params
         a, b = folders.run(query.get("a", "")), folders.run(query.get("b", ""))
         if a is None or b is None:
@@ -162,6 +162,8 @@ def make_app(
             pages=pages,
         )
 
+    # the pages are plain functions: Starlette runs them in its thread pool, so reading a run's
+    # files never holds up the event loop
     static = Path(__file__).parent / "static"
     return Starlette(
         routes=[
