@@ -29,6 +29,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("benchmarks",),  # each benchmark's own analyses and report sections in its package
     ("run",),
     ("translate", "bridges", "report"),  # report: what loops over the benchmark registry
+    ("view",),  # the web viewer over run folders (reads them with records/ and analysis/)
     ("api", "cli", "inspect"),
     (PACKAGE, "__main__"),  # the package's __init__ (its lazy names reach the API)
 )

@@ -90,11 +90,14 @@ def test_the_wheel_ships_every_data_file(wheel: Path) -> None:
     data = [
         p.relative_to(PACKAGE.parent).as_posix()
         for p in PACKAGE.rglob("*")
-        if p.is_file() and p.suffix in (".csv", ".json", ".md") and "__pycache__" not in p.parts
+        if p.is_file()
+        and p.suffix in (".csv", ".json", ".md", ".html", ".css", ".js")
+        and "__pycache__" not in p.parts
     ]
     assert data and [d for d in data if d not in names] == []
     assert any(n.endswith("compose_en.json") for n in names)
     assert any(n.endswith("paper_table9.csv") for n in names)
+    assert any(n.endswith("view/templates/item.html") for n in names)
 
 
 def test_the_installed_wheel_runs(venv: Path, tmp_path: Path) -> None:

@@ -227,6 +227,7 @@ def build_app() -> typer.Typer:
     from relreason.cli.reports import compare, export, report, sweep
     from relreason.cli.run import register_run_commands
     from relreason.cli.translate import translate_command
+    from relreason.cli.view_cmd import view
     from relreason.generate.cli import generate_app
 
     app = typer.Typer(
@@ -255,6 +256,7 @@ def build_app() -> typer.Typer:
     app.command("report")(report)
     app.command("compare")(compare)
     app.command("export")(export)
+    app.command("view")(view)
     app.add_typer(generate_app, name="generate")
     app.command("translate")(translate_command)
     register_bridge_commands(app)

@@ -15,6 +15,7 @@ import gzip
 import html
 import json
 import os
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -204,6 +205,10 @@ def _page(report: Report, title: str) -> str:
     notes = [f"{len(runs.runs)} runs, {len(runs.items)} items, folder {runs.root}"]
     if not partial.empty:
         notes.append(f"{len(partial)} partial runs (marked *): " + ", ".join(partial["run_id"]))
+    notes.append(
+        "for an item browser (filters, prompts and readings, two runs side by side): "
+        f"relreason view {shlex.quote(str(runs.root))}"
+    )
     notes += report.notes[:20]
     panel = (
         '<div id="panel" hidden><div class="bar"><b id="p-title"></b>'
