@@ -51,9 +51,10 @@ class ReportSection:
     make: Callable[[ReportInput], Table]
 
 
-def with_figure(table: Table, draw: Callable[[pd.DataFrame], Figure]) -> Table:
+def with_figure(table: Table, draw: Callable[[pd.DataFrame], Figure | None]) -> Table:
     """Give ``table`` its figure, drawn from its data when first asked for (HTML, files);
-    return the table. A table without data gets none."""
+    return the table. A table without data gets none (nor one whose ``draw`` finds nothing to
+    draw: it returns None)."""
     if not table.data.empty:
         data = table.data
         table.plot = lambda: draw(data)

@@ -59,15 +59,17 @@ class Table:
     note: str = ""
     drill: dict[tuple[int, str], Drill] = field(default_factory=dict)
     figure: str | None = None  # inline SVG text (made from ``plot`` on first use)
-    plot: Callable[[], Figure] | None = field(default=None, repr=False)
+    plot: Callable[[], Figure | None] | None = field(default=None, repr=False)
 
     def figure_svg(self) -> str | None:
-        """Return the table's figure as inline SVG (drawn from ``plot`` once, then kept)."""
+        """Return the table's figure as inline SVG (drawn from ``plot`` once, then kept); None
+        when it has none (no ``plot``, or nothing to draw)."""
         if self.figure is None and self.plot is not None:
             from relreason.analysis.figures import to_svg
 
-            self.figure = to_svg(self.plot())
-        return self.figure
+            drawn = self.plot()
+            self.figure = "" if drawn is None else to_svg(drawn)
+        return self.figure or None
 
     @property
     def display(self) -> pd.DataFrame:

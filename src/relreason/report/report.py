@@ -103,8 +103,9 @@ class Report:
         out.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
         for table in self.tables():
-            if table.plot is not None:
-                written += save_figure(table.plot(), out / table.key)
+            drawn = table.plot() if table.plot is not None else None
+            if drawn is not None:
+                written += save_figure(drawn, out / table.key)
         return written
 
     def print(self, console: object | None = None, max_rows: int = 40) -> None:
