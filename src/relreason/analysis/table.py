@@ -171,28 +171,47 @@ def _numeric(cells: list[str]) -> bool:
     return bool(shown) and all(_NUMBER.match(c) for c in shown)
 
 
+LATEX_ROWS = 30
+"""The most rows one LaTeX float holds: with its caption it fits a page (a longer table is
+split into floats of this many rows, each on a page of its own)."""
+
+
 def to_latex(table: Table) -> str:
-    """Return the display table as a booktabs ``tabular`` (numbers right-aligned) inside a
-    ``table`` float with its caption (title and note) and a label ``tab:<key>``; it needs
-    ``\\usepackage{booktabs}``."""
+    r"""Return the display table as booktabs ``tabular``s (numbers right-aligned), each inside
+    a ``table`` float that fits a page: no wider than the line (``\resizebox`` shrinks a
+    wider one to the line's width, never enlarges one), at most :data:`LATEX_ROWS` rows (a
+    longer table continues in further floats, each after a ``\clearpage``, its header
+    repeated). The first float has the caption (title and note) and the label ``tab:<key>``.
+    It needs ``\usepackage{booktabs}`` and ``\usepackage{graphicx}``."""
     frame = table.display
     rows = display_rows(table)
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in frame.columns]
     spec = "".join("r" if _numeric(list(c)) else "l" for c in columns)
-    caption = table.title + (f". {table.note}" if table.note else "")
-    lines = [
-        "% needs \\usepackage{booktabs}",
-        r"\begin{table}[t]",
-        r"\centering",
-        rf"\caption{{{_latex_escape(caption)}}}",
-        rf"\label{{tab:{table.key}}}",
-        rf"\begin{{tabular}}{{{spec}}}",
-        r"\toprule",
-        " & ".join(_latex_escape(str(c)) for c in frame.columns) + r" \\",
-        r"\midrule",
-    ]
-    lines += [" & ".join(_latex_escape(v) for v in row) + r" \\" for row in rows]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    head = " & ".join(_latex_escape(str(c)) for c in frame.columns) + r" \\"
+    chunks = [rows[start : start + LATEX_ROWS] for start in range(0, len(rows), LATEX_ROWS)]
+    lines = [r"% needs \usepackage{booktabs} and \usepackage{graphicx}"]
+    for number, chunk in enumerate(chunks or [[]]):
+        if number == 0:
+            caption = table.title + (f". {table.note}" if table.note else "")
+            label = rf"\label{{tab:{table.key}}}"
+            place = "tbp" if len(chunks) <= 1 else "p"
+        else:
+            first = number * LATEX_ROWS + 1
+            caption = f"{table.title} (continued: rows {first}-{first + len(chunk) - 1})"
+            label = ""
+            lines.append(r"\clearpage")
+        lines += [
+            rf"\begin{{table}}[{place}]",
+            r"\centering",
+            rf"\caption{{{_latex_escape(caption)}}}{label}",
+            r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
+            rf"\begin{{tabular}}{{{spec}}}",
+            r"\toprule",
+            head,
+            r"\midrule",
+        ]
+        lines += [" & ".join(_latex_escape(v) for v in row) + r" \\" for row in chunk]
+        lines += [r"\bottomrule", r"\end{tabular}}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
