@@ -60,15 +60,34 @@ class Table:
     drill: dict[tuple[int, str], Drill] = field(default_factory=dict)
     figure: str | None = None  # inline SVG text (made from ``plot`` on first use)
     plot: Callable[[], Figure | None] | None = field(default=None, repr=False)
+    plot_key: Callable[[], str | None] | None = field(default=None, repr=False)
+    """What ``plot`` draws from, hashed (``figure_cache.figure_key``); None: not kept."""
+    _drawn: list[Figure | None] = field(default_factory=list, repr=False, compare=False)
+
+    def drawn(self) -> Figure | None:
+        """The table's figure, drawn from ``plot`` once (the HTML and ``--figures`` share
+        it); None when it has none."""
+        if not self._drawn:
+            self._drawn.append(self.plot() if self.plot is not None else None)
+        return self._drawn[0]
 
     def figure_svg(self) -> str | None:
-        """Return the table's figure as inline SVG (drawn from ``plot`` once, then kept); None
-        when it has none (no ``plot``, or nothing to draw)."""
+        """Return the table's figure as inline SVG, drawn once, then kept (in the table, and
+        in the report's figure cache when ``plot_key`` names it); None when it has none (no
+        ``plot``, or nothing to draw)."""
         if self.figure is None and self.plot is not None:
-            from relreason.analysis.figures import to_svg
+            from relreason.analysis import figure_cache
 
-            drawn = self.plot()
-            self.figure = "" if drawn is None else to_svg(drawn)
+            key = self.plot_key() if self.plot_key is not None else None
+            svg = figure_cache.load_svg(key) if key else None
+            if svg is None:
+                from relreason.analysis.figures import to_svg
+
+                drawn = self.drawn()
+                svg = "" if drawn is None else to_svg(drawn)
+                if key:
+                    figure_cache.keep_svg(key, svg)
+            self.figure = svg
         return self.figure or None
 
     @property
