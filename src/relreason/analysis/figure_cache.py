@@ -2,11 +2,11 @@
 (``<cache root>/report-figures/<key>.svg``), keyed on what it is drawn from, so that a second
 report over unchanged runs draws nothing (matplotlib's layout is most of a report's time).
 
-The key (:func:`figure_key`) hashes the drawing code (``figures.py`` and the module of the
-function that draws), that function's name and the values it closes over (e.g. the papers'
-figures beside the runs), and the table's data, written as JSON. A value that cannot be
-written so gives no key: that figure is drawn each time. Written atomically; an unreadable
-entry is drawn again."""
+The key (:func:`figure_key`) hashes the drawing code (``figures.py``, the module of the
+function that draws, its name and code; relreason's and matplotlib's versions), the values it
+closes over (e.g. the papers' figures beside the runs) and the table's data, written as JSON.
+A value that cannot be written so gives no key: that figure is drawn each time. Written
+atomically; an unreadable entry is drawn again."""
 
 from __future__ import annotations
 
@@ -27,6 +27,19 @@ CACHE_VERSION = 1
 
 
 @cache
+def _versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from relreason.version import __version__
+
+    try:
+        drawing = version("matplotlib")
+    except PackageNotFoundError:
+        drawing = "?"
+    return f"relreason {__version__} matplotlib {drawing}"
+
+
+@cache
 def _source_hash(path: str) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -34,7 +47,10 @@ def _source_hash(path: str) -> str:
 def figure_key(draw: Callable[..., Any], data: Any) -> str | None:
     """A hash of everything ``draw(data)`` depends on; None when some of it cannot be hashed."""
     try:
-        digest = hashlib.sha256(f"{CACHE_VERSION} {draw.__module__}.{draw.__qualname__}".encode())
+        code = draw.__code__
+        name = f"{CACHE_VERSION} {_versions()} {draw.__module__}.{draw.__qualname__}"
+        digest = hashlib.sha256(f"{name} {code.co_firstlineno}".encode())
+        digest.update(code.co_code)
         digest.update(_source_hash(str(Path(__file__).with_name("figures.py"))).encode())
         source = inspect.getsourcefile(draw)
         if source is not None:
