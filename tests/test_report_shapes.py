@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,14 @@ STATUSES = ("correct", "wrong", "unparseable", "no_answer", "failed")
 MODELS = ("first", "random", "oracle")
 TEMPLATES = ("mcr", "mcr-permuted", "convre", "compose")
 COMPARE = {"mcr": "GPT-4", "mcr-permuted": "GPT-4", "convre": "gpt-4", "compose": "GPT-4"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def own_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The report's caches (runs read, figures drawn) in a folder of this module's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RELREASON_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        yield
 
 
 @pytest.fixture(scope="module")
