@@ -53,6 +53,14 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
     || echo "   (could not install chromium; the browser test will say so)"
 fi
 
+# The LaTeX report's test compiles it with pdflatex (booktabs is in -recommended).
+if ! kpsewhich booktabs.sty >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  echo "== installing Debian's texlive-latex-base and -recommended for the LaTeX report's test"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    texlive-latex-base texlive-latex-recommended) >/dev/null 2>&1 \
+    || echo "   (could not install texlive; the LaTeX test will say so)"
+fi
+
 echo "== lint, format, types"
 ruff check src tests perf
 ruff format --check src tests perf

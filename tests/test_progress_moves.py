@@ -178,3 +178,14 @@ def test_the_command_line_says_it_loads_and_moves_within_80_columns(tmp_path: Pa
     assert any(0 < s < n for s in shown), "a line while the pass runs, with items done"
     assert shown[-1] == n
     assert loading_line("random") is None and loading_line("openai:gpt-4") is None
+
+
+def test_no_accuracy_before_an_item_is_finished() -> None:
+    counts = RunCounts(total=4, started=0.0)
+    assert counts.fields(now=1.0)["acc"] == "-"
+    assert " acc - failed 0" in plain_line("r", counts, now=1.0)
+    counts.take(Working(requests=2, tokens=10))  # computed, not read yet: still none
+    assert " acc - " in plain_line("r", counts, now=1.0)
+    counts.take(ItemFinished(0, "wrong", False, cached=False))
+    assert " acc 0.000 " in plain_line("r", counts, now=1.0)
+    assert counts.fields(now=1.0)["acc"] == "0.000"

@@ -1,6 +1,7 @@
 """Matplotlib figures of the analyses, made to be read at 1400 px and in a printed page: at most
 7 inches wide, no text under 8 pt, labelled axes, legends outside the plotted area. Each
-function returns a ``Figure``; ``to_svg`` gives the inline SVG of the HTML report and
+function returns a ``Figure``, or None when its data holds nothing to draw (a tiny, empty or
+all-failed run); ``to_svg`` gives the inline SVG of the HTML report and
 ``save_figure`` writes SVG, PDF and PNG files for a paper (``report --figures DIR``)."""
 
 from __future__ import annotations
@@ -101,14 +102,28 @@ def line_style(number: int) -> dict[str, Any]:
     return {"color": f"C{number % 10}", "ls": _STYLES[turn], "marker": _MARKERS[turn], "ms": 3}
 
 
-def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> Figure:
+def _paper_style(number: int) -> dict[str, Any]:
+    """The look of the ``number``-th paper model's line: thin, dashed, a colour of its own
+    (the 20 of ``tab20b``) and a hollow marker, so the runs' solid lines stand out."""
+    colour = plt.get_cmap("tab20b")(number % 20)
+    marker = ("x", "+", "1", "2")[(number // 20) % 4]
+    return {"color": colour, "ls": "--", "lw": 0.9, "marker": marker, "ms": 3.5, "zorder": 1}
+
+
+def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> Figure | None:
     """ConvRe Table 9: accuracy per setting, one panel per task (stacked), one line per
     (model, subset) with its Wilson interval; the papers' figures for the same tasks as thin
-    grey dashed lines; the legend beside the panels."""
+    dashed lines, each labelled ``paper: MODEL`` in a colour of its own; the legend beside the
+    panels. None when ``data`` is empty."""
+    if data.empty:
+        return None
     tasks = sorted(data["task"].unique())
     series = sorted(
         {m + (" (subset)" if s else "") for m, s in zip(data["model"], data["subset"], strict=True)}
     )
+    paper = paper if paper is not None else pd.DataFrame(columns=["task", "model"])
+    paper = paper[paper["task"].isin(tasks)]
+    paper_models = sorted(paper["model"].unique(), key=str.lower)
     fig, axes = plt.subplots(
         len(tasks),
         1,
@@ -117,21 +132,15 @@ def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> F
         sharex=True,
         layout="constrained",
     )
-    for number, (ax, task) in enumerate(zip(axes[:, 0], tasks, strict=True)):
-        if paper is not None and not paper.empty:
-            named = paper["model"].nunique() <= 4
-            for index, (model, group) in enumerate(paper[paper["task"] == task].groupby("model")):
-                group = group.sort_values("setting")
-                label = f"paper: {model}" if named else ("paper models" if index == 0 else None)
-                ax.plot(
-                    group["setting"],
-                    group["accuracy"],
-                    color="0.7",
-                    ls="--",
-                    lw=0.8,
-                    zorder=1,
-                    label=label if number == 0 else None,
-                )
+    for ax, task in zip(axes[:, 0], tasks, strict=True):
+        for model, group in paper[paper["task"] == task].groupby("model"):
+            group = group.sort_values("setting")
+            ax.plot(
+                group["setting"].astype(int),
+                group["accuracy"],
+                label=f"paper: {model}",
+                **_paper_style(paper_models.index(model)),
+            )
         mine = data[data["task"] == task]
         for (model, subset), group in mine.groupby(["model", "subset"]):
             group = group.sort_values("setting")
@@ -146,9 +155,10 @@ def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> F
                 ],
                 capsize=2,
                 label=name,
+                zorder=3,
                 **style,
             )
-        ax.axhline(0.5, color="0.5", ls=":", lw=0.8, label="chance (0.5)" if number == 0 else None)
+        ax.axhline(0.5, color="0.5", ls=":", lw=0.8, label="chance (0.5)")
         ax.set(title=task, ylabel="accuracy", ylim=(0, 1), xticks=range(1, 13))
         ax.set_xticklabels([f"{s}#" for s in range(1, 13)])
     axes[-1, 0].set_xlabel("prompt setting (paper Tables 2-3)")
@@ -156,10 +166,12 @@ def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> F
     return fig
 
 
-def scaling_grid(points: pd.DataFrame) -> Figure:
+def scaling_grid(points: pd.DataFrame) -> Figure | None:
     """ConvRe Figures 5/7 as one readable grid per task: a row per model (grouped by family,
     smallest first), a column per setting, each cell its accuracy (coloured and written), so
-    reading down a column is the trend with size."""
+    reading down a column is the trend with size. None when there is no point."""
+    if points.empty:
+        return None
     tasks = sorted(points["task"].unique())
     ordered = points.sort_values(["source", "family", "size"])
     models = list(
@@ -179,7 +191,7 @@ def scaling_grid(points: pd.DataFrame) -> Figure:
         image = ax.imshow(grid.to_numpy(dtype=float), vmin=0, vmax=1, cmap="viridis", aspect="auto")
         ax.set_xticks(range(len(settings)), [f"{s}#" for s in settings])
         ax.set_yticks(range(len(names)), names)
-        ax.set(title=task, xlabel="prompt setting (paper Tables 2-3)")
+        ax.set(title=task, xlabel="prompt setting (paper Tables 2-3)", ylabel="model")
         for i, row in enumerate(grid.to_numpy(dtype=float)):
             for j, value in enumerate(row):
                 if not pd.isna(value):
@@ -192,29 +204,42 @@ def scaling_grid(points: pd.DataFrame) -> Figure:
 
 def lines(
     data: pd.DataFrame, x: str, hue: Sequence[str], y: str = "accuracy", min_n: int = 20
-) -> Figure:
+) -> Figure | None:
     """One line of ``y`` against ``x`` per combination of the ``hue`` columns, legend beside
-    the plot; points with fewer than ``min_n`` items are left out (said in the axis label)."""
-    data = data[data["n"] >= min_n].copy()
-    data["_hue"] = data[list(hue)].astype(str).agg(" / ".join, axis=1)
+    the plot; points with fewer than ``min_n`` items are left out (said in the axis label),
+    unless every point has fewer (tiny runs: then all are drawn, and the label says so). None
+    when ``data`` has no point with a value."""
+    data = data.dropna(subset=[x, y])
+    if data.empty:
+        return None
+    kept = data[data["n"] >= min_n]
+    note = f"points with n >= {min_n}"
+    if kept.empty:
+        kept, note = data, f"every point has n < {min_n}"
+    kept = kept.assign(_hue=[" / ".join(map(str, row)) for row in kept[list(hue)].to_numpy()])
     fig, ax = plt.subplots(figsize=(WIDTH, 3.4), layout="constrained")
-    for number, (name, group) in enumerate(data.groupby("_hue")):
+    for number, (name, group) in enumerate(kept.groupby("_hue")):
         group = group.sort_values(x)
         ax.plot(group[x], group[y], label=str(name), **line_style(number))
-    ax.set(xlabel=f"{x.replace('_', ' ')} (points with n >= {min_n})", ylabel=y, ylim=(0, 1))
-    if not data.empty:
-        ax.set_xticks(sorted(data[x].unique()))
+    ax.set(xlabel=f"{x.replace('_', ' ')} ({note})", ylabel=y, ylim=(0, 1))
+    ax.set_xticks(sorted(kept[x].unique()))
     _legend_outside(ax, " / ".join(hue))
     return fig
 
 
-def heatmap(data: pd.DataFrame, rows: Sequence[str], column: str, y: str = "accuracy") -> Figure:
+def heatmap(
+    data: pd.DataFrame, rows: Sequence[str], column: str, y: str = "accuracy"
+) -> Figure | None:
     """A grid of ``y``: one row per combination of ``rows``, one column per value of
     ``column``, each cell coloured (0 to 1) and labelled when the grid is small; row labels in
-    an 8 pt font (the figure grows with the rows)."""
-    data = data.copy()
-    data["_row"] = data[list(rows)].astype(str).agg(" / ".join, axis=1)
+    an 8 pt font (the figure grows with the rows). None when no cell has a value."""
+    data = data.dropna(subset=[y])
+    if data.empty:
+        return None
+    data = data.assign(_row=[" / ".join(map(str, row)) for row in data[list(rows)].to_numpy()])
     grid = data.pivot_table(index="_row", columns=column, values=y, aggfunc="mean")
+    if grid.empty:
+        return None
     height = max(2.0, 0.2 * len(grid) + 1.3)
     width = min(WIDTH, max(3.5, 0.45 * len(grid.columns) + 3.0))
     fig, ax = plt.subplots(figsize=(width, height), layout="constrained")

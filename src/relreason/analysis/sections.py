@@ -51,12 +51,21 @@ class ReportSection:
     make: Callable[[ReportInput], Table]
 
 
-def with_figure(table: Table, draw: Callable[[pd.DataFrame], Figure]) -> Table:
+def with_figure(table: Table, draw: Callable[[pd.DataFrame], Figure | None]) -> Table:
     """Give ``table`` its figure, drawn from its data when first asked for (HTML, files);
-    return the table. A table without data gets none."""
+    return the table. A table without data gets none (nor one whose ``draw`` finds nothing to
+    draw: it returns None). The figure's SVG is kept in the report's figure cache under what
+    it is drawn from (``draw``, the values it closes over, the data)."""
     if not table.data.empty:
         data = table.data
         table.plot = lambda: draw(data)
+
+        def key() -> str | None:
+            from relreason.analysis.figure_cache import figure_key
+
+            return figure_key(draw, data)
+
+        table.plot_key = key
     return table
 
 

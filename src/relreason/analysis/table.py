@@ -59,15 +59,36 @@ class Table:
     note: str = ""
     drill: dict[tuple[int, str], Drill] = field(default_factory=dict)
     figure: str | None = None  # inline SVG text (made from ``plot`` on first use)
-    plot: Callable[[], Figure] | None = field(default=None, repr=False)
+    plot: Callable[[], Figure | None] | None = field(default=None, repr=False)
+    plot_key: Callable[[], str | None] | None = field(default=None, repr=False)
+    """What ``plot`` draws from, hashed (``figure_cache.figure_key``); None: not kept."""
+    _drawn: list[Figure | None] = field(default_factory=list, repr=False, compare=False)
+
+    def drawn(self) -> Figure | None:
+        """The table's figure, drawn from ``plot`` once (the HTML and ``--figures`` share
+        it); None when it has none."""
+        if not self._drawn:
+            self._drawn.append(self.plot() if self.plot is not None else None)
+        return self._drawn[0]
 
     def figure_svg(self) -> str | None:
-        """Return the table's figure as inline SVG (drawn from ``plot`` once, then kept)."""
+        """Return the table's figure as inline SVG, drawn once, then kept (in the table, and
+        in the report's figure cache when ``plot_key`` names it); None when it has none (no
+        ``plot``, or nothing to draw)."""
         if self.figure is None and self.plot is not None:
-            from relreason.analysis.figures import to_svg
+            from relreason.analysis import figure_cache
 
-            self.figure = to_svg(self.plot())
-        return self.figure
+            key = self.plot_key() if self.plot_key is not None else None
+            svg = figure_cache.load_svg(key) if key else None
+            if svg is None:
+                from relreason.analysis.figures import to_svg
+
+                drawn = self.drawn()
+                svg = "" if drawn is None else to_svg(drawn)
+                if key:
+                    figure_cache.keep_svg(key, svg)
+            self.figure = svg
+        return self.figure or None
 
     @property
     def display(self) -> pd.DataFrame:
@@ -169,28 +190,47 @@ def _numeric(cells: list[str]) -> bool:
     return bool(shown) and all(_NUMBER.match(c) for c in shown)
 
 
+LATEX_ROWS = 30
+"""The most rows one LaTeX float holds: with its caption it fits a page (a longer table is
+split into floats of this many rows, each on a page of its own)."""
+
+
 def to_latex(table: Table) -> str:
-    """Return the display table as a booktabs ``tabular`` (numbers right-aligned) inside a
-    ``table`` float with its caption (title and note) and a label ``tab:<key>``; it needs
-    ``\\usepackage{booktabs}``."""
+    r"""Return the display table as booktabs ``tabular``s (numbers right-aligned), each inside
+    a ``table`` float that fits a page: no wider than the line (``\resizebox`` shrinks a
+    wider one to the line's width, never enlarges one), at most :data:`LATEX_ROWS` rows (a
+    longer table continues in further floats, each after a ``\clearpage``, its header
+    repeated). The first float has the caption (title and note) and the label ``tab:<key>``.
+    It needs ``\usepackage{booktabs}`` and ``\usepackage{graphicx}``."""
     frame = table.display
     rows = display_rows(table)
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in frame.columns]
     spec = "".join("r" if _numeric(list(c)) else "l" for c in columns)
-    caption = table.title + (f". {table.note}" if table.note else "")
-    lines = [
-        "% needs \\usepackage{booktabs}",
-        r"\begin{table}[t]",
-        r"\centering",
-        rf"\caption{{{_latex_escape(caption)}}}",
-        rf"\label{{tab:{table.key}}}",
-        rf"\begin{{tabular}}{{{spec}}}",
-        r"\toprule",
-        " & ".join(_latex_escape(str(c)) for c in frame.columns) + r" \\",
-        r"\midrule",
-    ]
-    lines += [" & ".join(_latex_escape(v) for v in row) + r" \\" for row in rows]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    head = " & ".join(_latex_escape(str(c)) for c in frame.columns) + r" \\"
+    chunks = [rows[start : start + LATEX_ROWS] for start in range(0, len(rows), LATEX_ROWS)]
+    lines = [r"% needs \usepackage{booktabs} and \usepackage{graphicx}"]
+    for number, chunk in enumerate(chunks or [[]]):
+        if number == 0:
+            caption = table.title + (f". {table.note}" if table.note else "")
+            label = rf"\label{{tab:{table.key}}}"
+            place = "tbp" if len(chunks) <= 1 else "p"
+        else:
+            first = number * LATEX_ROWS + 1
+            caption = f"{table.title} (continued: rows {first}-{first + len(chunk) - 1})"
+            label = ""
+            lines.append(r"\clearpage")
+        lines += [
+            rf"\begin{{table}}[{place}]",
+            r"\centering",
+            rf"\caption{{{_latex_escape(caption)}}}{label}",
+            r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
+            rf"\begin{{tabular}}{{{spec}}}",
+            r"\toprule",
+            head,
+            r"\midrule",
+        ]
+        lines += [" & ".join(_latex_escape(v) for v in row) + r" \\" for row in chunk]
+        lines += [r"\bottomrule", r"\end{tabular}}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 

@@ -85,8 +85,15 @@ def _column(items: pd.DataFrame, name: str) -> list[Any]:
     if items[name].dtype.kind in "fc":
         return [None if v != v else v for v in values]
     if items[name].dtype == object:
-        return [v if type(v) in _SIMPLE else _plain(v) for v in values]
+        return [v if type(v) in _SIMPLE else _plain_list(v) for v in values]
     return values
+
+
+def _plain_list(value: Any) -> Any:
+    """``_plain``, with a quick way for the commonest case: a list of texts (a label)."""
+    if type(value) is list and all(type(v) in _SIMPLE for v in value):
+        return value
+    return _plain(value)
 
 
 def _cut(text: Any) -> Any:

@@ -45,6 +45,7 @@ def runs_accuracy(runs: Runs) -> Table:
     rows: list[dict[str, Any]] = []
     registered = set(benchmarks.names())
     settings: dict[str, list[Any]] = {}  # benchmark -> its runs' settings, for the legend
+    extra = setup_columns(runs.runs)
     for _, run in runs.runs.iterrows():
         k = n = 0
         if counts is not None and run["run_id"] in counts.index:
@@ -71,11 +72,10 @@ def runs_accuracy(runs: Runs) -> Table:
                 "n_task": run["n_task"],
                 "failed": int(run["failed"] or 0),
                 "status": run["status"],
-                **{c: run[c] for c in setup_columns(runs.runs)},
+                **{c: run[c] for c in extra},
             }
         )
     data = pd.DataFrame(rows)
-    extra = setup_columns(runs.runs)
     shown = data[["run_id", "benchmark", "model", "task", "setting"]].rename(
         columns={"run_id": "run"}
     )

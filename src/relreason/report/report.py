@@ -103,8 +103,9 @@ class Report:
         out.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
         for table in self.tables():
-            if table.plot is not None:
-                written += save_figure(table.plot(), out / table.key)
+            drawn = table.drawn()
+            if drawn is not None:
+                written += save_figure(drawn, out / table.key)
         return written
 
     def print(self, console: object | None = None, max_rows: int = 40) -> None:
@@ -128,14 +129,15 @@ def print_table(out: Any, table: Table, max_rows: int = 40) -> None:
     """Print ``table`` on the rich console ``out`` keeping every column whole (see
     :meth:`Report.print`)."""
     from rich.table import Table as RichTable
+    from rich.text import Text
 
     frame = table.display
     cells = display_rows(table)[:max_rows]
     shown = RichTable(title=table.title, title_justify="left")
     for column in frame.columns:
         shown.add_column(str(column), no_wrap=True)
-    for row in cells:
-        shown.add_row(*row)
+    for row in cells:  # as text: a cell's brackets are not rich markup
+        shown.add_row(*(Text(cell) for cell in row))
     needed = out.measure(shown, options=out.options.update(width=100_000)).maximum
     if needed <= out.width:
         out.print(shown)

@@ -45,9 +45,14 @@ class RunCounts:
     reports_work: bool = False
 
     @property
-    def accuracy(self) -> float:
-        """Running accuracy over the finished items (0.0 before any)."""
-        return self.correct / self.done if self.done else 0.0
+    def accuracy(self) -> float | None:
+        """Running accuracy over the finished items (None before any)."""
+        return self.correct / self.done if self.done else None
+
+    @property
+    def accuracy_text(self) -> str:
+        """The running accuracy to three places, ``-`` before any item is finished."""
+        return "-" if self.accuracy is None else f"{self.accuracy:.3f}"
 
     @property
     def finished(self) -> bool:
@@ -100,7 +105,7 @@ class RunCounts:
     def fields(self, now: float | None = None) -> dict[str, Any]:
         """Return the text fields the live display shows."""
         return {
-            "acc": f"{self.accuracy:.3f}",
+            "acc": self.accuracy_text,
             "failed": str(self.failed),
             "tok": format_rate(self.token_rate(now)),
         }
@@ -178,7 +183,7 @@ def plain_line(
         f"{format_rate(counts.rate(now))}/s",
         f"{format_rate(counts.token_rate(now))} tok/s",
         f"ETA {format_duration(counts.eta_s(now))}",
-        f"acc {counts.accuracy:.3f}" if accuracy else "",
+        f"acc {counts.accuracy_text}" if accuracy else "",
         f"failed {counts.failed}",
         f"retries {counts.retries}" if counts.retries else "",
     ]

@@ -112,8 +112,7 @@ def _scaling(given: ReportInput) -> Table:
     figures_ = published()
     paper = figures_[figures_["benchmark"] == "convre"]
     points = pd.concat([ours, scaling.paper_points(paper.to_dict("records"))], ignore_index=True)
-    trends = scaling.scaling_trends(points)
-    trends.plot = lambda: figures.scaling_grid(points)
+    trends = with_figure(scaling.scaling_trends(points), lambda _: figures.scaling_grid(points))
     if ours.empty:
         trends.note += (
             " No run has a known model size (give sizes, or use models whose names "
