@@ -22,7 +22,7 @@ from typing import Any
 
 from relreason.errors import UsageError
 from relreason.install import extra_hint
-from relreason.models.base import ModelBackend, TransientError
+from relreason.models.base import ModelBackend, TransientError, chat_messages
 from relreason.models.errors_map import (
     LOCAL_KEY_PLACEHOLDER,
     APIRequestError,
@@ -49,7 +49,7 @@ from relreason.models.openai.results import (
     read_usage,
 )
 from relreason.models.options import ModelOptions
-from relreason.types import ChoiceRequest, GenerationRequest, Response
+from relreason.types import ChoiceRequest, GenerationRequest, Response, Turn
 
 log = logging.getLogger(__name__)
 
@@ -162,9 +162,9 @@ class OpenAIBackend(ModelBackend):
             "choice_scoring": self.choice_scoring,
         }
 
-    def sent_as(self, prompt: str) -> Any:
+    def sent_as(self, prompt: str, chat: tuple[Turn, ...] = ()) -> Any:
         """The chat messages sent for ``prompt`` (chat API); None for the completions API."""
-        return _chat_messages(prompt) if self.api == "chat" else None
+        return chat_messages(prompt, chat) if self.api == "chat" else None
 
     async def aclose(self) -> None:
         """Close every SDK client's connections."""
@@ -263,7 +263,7 @@ class OpenAIBackend(ModelBackend):
             kwargs["seed"] = params.seed
         k = min(params.top_logprobs, MAX_TOP_LOGPROBS[self.api])
         if self.api == "chat":
-            kwargs["messages"] = [{"role": "user", "content": request.prompt}]
+            kwargs["messages"] = chat_messages(request.prompt, request.chat)
             if logprobs:
                 kwargs.update(logprobs=True, top_logprobs=k)
         else:
@@ -334,10 +334,6 @@ def _http_client(sdk: Any) -> dict[str, Any]:
         return {}
     factory = getattr(sdk, "DefaultAioHttpClient", None)
     return {} if factory is None else {"http_client": factory()}
-
-
-def _chat_messages(prompt: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": prompt}]
 
 
 def build(name: str, spec: str, options: ModelOptions) -> OpenAIBackend:
