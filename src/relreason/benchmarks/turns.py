@@ -42,3 +42,15 @@ def split_at(example: str, marker: str) -> Shot:
     if cut < 0:
         return example, ""
     return example[: cut + len(marker)], example[cut + len(marker) :]
+
+
+def rewrite_question(turns: tuple[Turn, ...], old: str, new: str) -> tuple[Turn, ...]:
+    """``turns`` with the last occurrence of ``old`` in the question (the last turn) replaced
+    by ``new``, as an option reorder rewrites the flat prompt (no turns where it is missing)."""
+    if not turns:
+        return turns
+    role, text = turns[-1]
+    at = text.rfind(old)
+    if at < 0:
+        return ()
+    return (*turns[:-1], (role, text[:at] + new + text[at + len(old) :]))
