@@ -16,6 +16,7 @@ from typing import Any
 
 from relreason.records import Record, RecordWriter, make_record
 from relreason.redact import scrub_secrets
+from relreason.run.budget import BudgetReachedError
 from relreason.run.calls import CallFailed, CallPath, Request
 from relreason.run.chat import conversation
 from relreason.run.events import Event, ItemFinished
@@ -243,7 +244,10 @@ class ItemPath:
 
     async def _worker(self, batches: Iterator[list[_Item]]) -> None:
         for batch in batches:
-            await self.process(batch)
+            try:
+                await self.process(batch)
+            except BudgetReachedError:
+                return  # no new request: those in flight finish, the runner says why it stopped
 
 
 def _set(w: _Item, stage: int, response: Response) -> None:

@@ -36,6 +36,7 @@ from relreason.records import (
     RECORDS,
     SUMMARY,
     Manifest,
+    Record,
     RecordWriter,
     RunSummary,
     format_summary,
@@ -45,6 +46,7 @@ from relreason.records import (
     write_sorted_records,
 )
 from relreason.redact import scrub_secrets
+from relreason.run.budget import BudgetReachedError, budget_for
 from relreason.run.cache import ResponseCache
 from relreason.run.calls import CallPath
 from relreason.run.context import task_context
@@ -71,6 +73,12 @@ from relreason.run.stops import check_indices, check_limits, resume_command, sto
 from relreason.run.verdict import verdict
 from relreason.run.warnings import warn
 from relreason.types import Task as EvalTask
+
+
+def _undone(records: Mapping[int, Record], index: int) -> bool:
+    """Whether item ``index`` still needs an answer (no record, or a failed one)."""
+    record = records.get(index)
+    return record is None or record.status == "failed"
 
 
 def _open_cache(options: RunOptions) -> ResponseCache | None:
@@ -114,6 +122,7 @@ async def arun_task(
     options.validate()
     check_capabilities(backend, options)
     check_limits(task, options)
+    budget_for(backend.spec, options, load_prices(prices_file))  # refused before any folder
     out_dir = Path(out_dir)
     model_options = dict(model_options or {})
     config = run_config(task, backend, options)
@@ -184,16 +193,26 @@ async def _run_locked(
             loop.call_soon_threadsafe(emit, Working(requests, tokens))
 
     calls = CallPath(backend, options, cache, emit, shared)
+    calls.budget = budget_for(backend.spec, options, prices)
     items = ItemPath(task, options, calls, writer, records, emit)
     items.lines.update(written)
     stop: BaseException | None = None
     backend.work_listener = work
     try:
         await items.run(todo)
+        spent = calls.budget.reached() if calls.budget is not None else None
+        if spent is not None and any(_undone(records, item.index) for item in todo):
+            raise BudgetReachedError(spent)
         if task.follow_up is not None:
             for index in await follow_up_with_model(task, records, options, cache):
                 items.lines.pop(index, None)  # re-serialised by the sorted rewrite below
-    except (asyncio.CancelledError, KeyboardInterrupt, ServerUnreachableError, OSError) as error:
+    except (
+        asyncio.CancelledError,
+        KeyboardInterrupt,
+        ServerUnreachableError,
+        BudgetReachedError,
+        OSError,
+    ) as error:
         stop = error
     finally:
         backend.work_listener = None
@@ -243,6 +262,7 @@ async def _run_locked(
             usage=summary.usage,
             cost_usd=summary.cost_usd,
             status=status,
+            stopped=str(stop) if isinstance(stop, BudgetReachedError) else None,
         )
         atomic_write_json(out_dir / MANIFEST, manifest.to_json())
     except UsageError as error:
