@@ -69,7 +69,7 @@ def stopped_error(
     if isinstance(stop, ServerUnreachableError):
         return ServerUnreachableError(f"{stop}\n{kept}; {again}")
     if isinstance(stop, BudgetReachedError):
-        return BudgetReachedError(f"stopped: {stop}: {kept}\n{again}")
+        return BudgetReachedError(f"{stop}: {kept}\n{again}")
     if isinstance(stop, OSError):
         reason = stop.strerror or str(stop)
         where = f" {stop.filename}" if stop.filename else ""
