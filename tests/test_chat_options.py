@@ -284,3 +284,40 @@ def test_the_gguf_chat_template_renders_the_system_text_and_the_turns(tmp_path: 
     assert f"<|im_start|>assistant\n{item.turns[1][1]}<|im_end|>" in text
     assert text.endswith("<|im_start|>assistant\n")
     assert record["usage"]["prompt_tokens"] == len(backend.encode(text))
+
+
+# ------------------------------------------------------------------ sweeps
+
+
+def _sweep(tmp_path: Path, models: list[Any], options: dict[str, Any]) -> Path:
+    import yaml
+
+    path = tmp_path / "sweep.yaml"
+    runs = [{"benchmark": "compose", "language": "en", "method": "fs"}]
+    sweep = {"out": str(tmp_path / "out"), "models": models, "runs": runs, "options": options}
+    path.write_text(yaml.safe_dump(sweep), encoding="utf-8")
+    return path
+
+
+def test_a_sweep_refuses_a_model_without_messages(tmp_path: Path) -> None:
+    from relreason.errors import DataError
+    from relreason.run.sweep import load_sweep, plan_sweep
+
+    path = _sweep(tmp_path, ["first", "smollm2"], {"fewshot_as_multiturn": True, "limit": 1})
+    with pytest.raises(DataError, match=r"models\[1\].*--chat-template"):
+        plan_sweep(load_sweep(path), path=path)
+    missing = _sweep(tmp_path, ["first"], {"system_prompt": f"@{tmp_path / 'none.txt'}"})
+    with pytest.raises(DataError, match=r"none\.txt"):
+        plan_sweep(load_sweep(missing), path=missing)
+
+
+def test_a_sweep_records_the_system_prompt_of_its_file(tmp_path: Path) -> None:
+    from relreason.run.sweep import run_sweep
+
+    (tmp_path / "system.txt").write_text(SYSTEM, encoding="utf-8")
+    options = {"system_prompt": f"@{tmp_path / 'system.txt'}", "limit": 2}
+    path = _sweep(tmp_path, ["first"], {**options, "fewshot_as_multiturn": True})
+    run_sweep(path, show_progress=False)
+    (manifest,) = list((tmp_path / "out").rglob("manifest.json"))
+    recorded = json.loads(manifest.read_text())["options"]
+    assert recorded["system_prompt"] == SYSTEM and recorded["fewshot_as_multiturn"] is True
