@@ -321,3 +321,51 @@ def test_a_sweep_records_the_system_prompt_of_its_file(tmp_path: Path) -> None:
     (manifest,) = list((tmp_path / "out").rglob("manifest.json"))
     recorded = json.loads(manifest.read_text())["options"]
     assert recorded["system_prompt"] == SYSTEM and recorded["fewshot_as_multiturn"] is True
+
+
+@pytest.mark.server
+def test_anthropic_gets_the_system_field_and_the_turns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from servers.anthropic_stub import ApiStub
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-chat-0000")
+    with ApiStub() as stub:
+        result = evaluate(
+            "compose",
+            "anthropic:claude-stub",
+            out=tmp_path / "run",
+            language="en",
+            method="fs",
+            base_urls=(stub.url,),
+            limit=2,
+            system_prompt=SYSTEM,
+            fewshot_as_multiturn=True,
+        )
+        bodies = [body for path, _, body in stub.requests if path.endswith("/messages")]
+    items = build_task("en", "fs").items[:2]
+    assert sorted(json.dumps(b["messages"]) for b in bodies) == sorted(
+        json.dumps(chat_messages("", item.turns)) for item in items
+    )
+    assert all(b["system"] == SYSTEM for b in bodies)
+    record = _records(result.folder)[0]
+    assert record["sent_as"]["system"] == SYSTEM
+
+
+@pytest.mark.server
+def test_the_second_stage_gets_the_system_message_too(tmp_path: Path) -> None:
+    with FaultServer(fault_rate=0.0) as server:
+        evaluate(
+            "compose",
+            "openai:fake",
+            out=tmp_path / "run",
+            language="en",
+            method="zsc",
+            base_urls=(server.url,),
+            limit=2,
+            system_prompt=SYSTEM,
+        )
+        bodies = list(server.bodies)
+    assert len(bodies) == 4  # two stages per item
+    assert all(b["messages"][0] == {"role": "system", "content": SYSTEM} for b in bodies)
+    assert {len(b["messages"]) for b in bodies} == {2}
