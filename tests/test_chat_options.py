@@ -369,3 +369,22 @@ def test_the_second_stage_gets_the_system_message_too(tmp_path: Path) -> None:
     assert len(bodies) == 4  # two stages per item
     assert all(b["messages"][0] == {"role": "system", "content": SYSTEM} for b in bodies)
     assert {len(b["messages"]) for b in bodies} == {2}
+
+
+def test_the_conversation_of_each_combination_of_options() -> None:
+    from relreason.run.chat import conversation
+
+    item = build_task("en", "fs").items[0]
+    system = ("system", SYSTEM)
+    plain = RunOptions()
+    assert conversation(item, item.prompt, plain) == ()  # as before: cache keys unchanged
+    with_system = RunOptions(system_prompt=SYSTEM)
+    assert conversation(item, item.prompt, with_system) == (system, ("user", item.prompt))
+    turns = RunOptions(fewshot_as_multiturn=True)
+    assert conversation(item, item.prompt, turns) == item.turns
+    both = RunOptions(system_prompt=SYSTEM, fewshot_as_multiturn=True)
+    assert conversation(item, item.prompt, both) == (system, *item.turns)
+    # a second-stage prompt is not the item's: it goes as one user message
+    assert conversation(item, "Therefore, the answer is", turns) == ()
+    zero_shot = build_task("en", "zs").items[0]
+    assert conversation(zero_shot, zero_shot.prompt, turns) == ()

@@ -16,14 +16,10 @@ _TEMPLATED = ("hf", "gguf", "vllm", "smollm2")  # messages through --chat-templa
 def conversation(item: EvalItem, prompt: str, options: RunOptions) -> tuple[Turn, ...]:
     """The ``chat`` of the request asking ``prompt`` about ``item``: empty (the prompt as one
     user message) unless the run has a system prompt or sends exemplars as turns."""
-    turns: tuple[Turn, ...] = (("user", prompt),)
+    system = options.system_prompt
     if options.fewshot_as_multiturn and item.turns and prompt == item.prompt:
-        turns = item.turns
-    elif options.system_prompt is None:
-        return ()
-    if options.system_prompt is None:
-        return turns
-    return (("system", options.system_prompt), *turns)
+        return item.turns if system is None else (("system", system), *item.turns)
+    return () if system is None else (("system", system), ("user", prompt))
 
 
 def check_chat(spec: str, model_options: ModelOptions, options: RunOptions) -> None:
