@@ -74,6 +74,7 @@ EXIT_CODES = {
     1: "strict mode: some answers could not be read",
     2: "bad input: options, files, run folder, data; or a disk/permission error",
     3: "the run ended with items that failed (or the server could not be reached)",
-    130: "interrupted (Ctrl-C or SIGTERM); the folder can be resumed",
+    130: "interrupted (Ctrl-C or SIGTERM) or stopped at its budget (--max-cost, "
+    "--max-tokens-total); the folder can be resumed",
 }
 """The command line's exit codes (documented in docs/robustness.md)."""

@@ -10,6 +10,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+Turn = tuple[str, str]
+"""One message of a conversation: (role, text), role ``system``, ``user`` or ``assistant``."""
+
 Status = Literal["correct", "wrong", "unparseable", "no_answer", "failed"]
 """How an item ended: answered right, answered wrong, output not readable as an answer,
 an empty output (or an explicit refusal), or the request failed for good (no output at all)."""
@@ -26,6 +29,9 @@ class EvalItem:
     letter. ``labels`` hold what analyses group by (relation, source KG, category, language, ...).
     ``english_choice_texts`` are the choice texts of the English item this one translates (MCR
     French, Korean, Japanese), empty otherwise: readers use them to catch answers in English.
+    ``turns``: the same prompt as a conversation, its few-shot exemplars as user/assistant
+    turns and the question last (what ``--fewshot-as-multiturn`` sends a chat model); empty
+    for a prompt without exemplars.
     """
 
     index: int
@@ -36,6 +42,7 @@ class EvalItem:
     choice_texts: tuple[str, ...]
     labels: Mapping[str, Any] = field(default_factory=dict)
     english_choice_texts: tuple[str, ...] = ()
+    turns: tuple[Turn, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,13 +69,16 @@ class GenerationRequest:
     """Ask a model to continue ``prompt`` as free text.
 
     ``choices`` and ``reference`` are there only for baselines (random, first, oracle), which
-    answer without a model; real backends ignore them.
+    answer without a model; real backends ignore them. ``chat``, when not empty, is the
+    conversation a chat model is sent instead of one user message holding ``prompt`` (a system
+    message, few-shot turns); ``prompt`` stays the flat text.
     """
 
     prompt: str
     params: GenerationParams = GenerationParams()
     choices: tuple[str, ...] = ()
     reference: str | None = None
+    chat: tuple[Turn, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,12 +86,14 @@ class ChoiceRequest:
     """Ask a model for the log-likelihood of each continuation after ``prompt``.
 
     ``continuations`` maps a choice letter to the text scored after the prompt, e.g.
-    ``{"A": " A", "B": " B"}``. ``reference`` is for the oracle baseline only.
+    ``{"A": " A", "B": " B"}``. ``reference`` is for the oracle baseline only. ``chat``: as
+    :class:`GenerationRequest`'s (a chat-templated local model scores after it).
     """
 
     prompt: str
     continuations: Mapping[str, str]
     reference: str | None = None
+    chat: tuple[Turn, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ time-out, a dropped connection, or a 200 whose JSON body is cut short. Whether a
 depends only on (seed, prompt, how many times that prompt was asked), so a run's faults are
 reproducible, and a prompt fails at most ``max_faults_per_prompt`` times in a row.
 
-It counts requests per prompt (``counts``; ``GET /stats`` gives them as JSON to another process).
+It counts requests per prompt (``counts``; ``GET /stats`` gives them as JSON to another process)
+and keeps every request body it parsed (``bodies``).
 
 In a test::
 
@@ -132,6 +133,7 @@ class FaultServer:
         self.counts: Counter[str] = Counter()
         self.answered: Counter[str] = Counter()
         self.faults: Counter[str] = Counter()
+        self.bodies: list[dict[str, Any]] = []  # every POST's JSON body, in order
         self._streak: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -253,6 +255,7 @@ class FaultServer:
         except ValueError:
             await _send(writer, 400, b'{"error": {"message": "bad JSON"}}')
             return True
+        self.bodies.append(body)
         prompt = _prompt_of(body)
         if self.refuse_logprobs and body.get("logprobs"):
             message = b'{"error": {"message": "logits_all is not enabled", "type": "server"}}'

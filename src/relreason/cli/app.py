@@ -280,7 +280,11 @@ def main(argv: list[str] | None = None) -> None:
         readable_metavars(command)
         command(args=argv, prog_name="relreason")
     except InterruptedRunError as error:
-        fail(str(error), error.exit_code, interrupted=True)
+        from relreason.run.budget import BudgetReachedError
+
+        # a budget's stop is a clean one: no thread is left working to abandon
+        clean = isinstance(error, BudgetReachedError)
+        fail(str(error), error.exit_code, interrupted=True, abandon=not clean)
     except (KeyboardInterrupt, RelreasonError, OSError, RecursionError) as error:
         if stop_requested() or isinstance(error, KeyboardInterrupt):
             fail("interrupted", InterruptedRunError.exit_code, interrupted=True)
@@ -301,14 +305,15 @@ def _report(error: BaseException) -> NoReturn:
     fail("input nested too deeply to read", 2, interrupted=False)
 
 
-def fail(message: str, code: int, *, interrupted: bool) -> NoReturn:
-    """Print one error line (secrets scrubbed) and exit with ``code``; after an interrupt,
-    threads still busy (a local model's batch) are abandoned rather than waited for."""
+def fail(message: str, code: int, *, interrupted: bool, abandon: bool | None = None) -> NoReturn:
+    """Print one error line (secrets scrubbed) and exit with ``code``; after an interrupt
+    (unless ``abandon`` is False), threads still busy (a local model's batch) are abandoned
+    rather than waited for."""
     from relreason.redact import scrub_secrets
 
     label = "[yellow]stopped:[/]" if interrupted else "[red]error:[/]"
     err.print(f"{label} {escape(scrub_secrets(message))}", highlight=False, soft_wrap=True)
-    if interrupted and threading.active_count() > 1:
+    if (interrupted if abandon is None else abandon) and threading.active_count() > 1:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

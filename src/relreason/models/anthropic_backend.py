@@ -17,7 +17,7 @@ from typing import Any
 
 from relreason.errors import UsageError
 from relreason.install import extra_hint
-from relreason.models.base import ModelBackend
+from relreason.models.base import ModelBackend, chat_messages
 from relreason.models.body_cap import body_cap, capped_client
 from relreason.models.errors_map import (
     LOCAL_KEY_PLACEHOLDER,
@@ -28,7 +28,7 @@ from relreason.models.errors_map import (
     translate,
 )
 from relreason.models.options import ModelOptions
-from relreason.types import ChoiceRequest, GenerationRequest, Response, Usage
+from relreason.types import ChoiceRequest, GenerationRequest, Response, Turn, Usage
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -117,9 +117,11 @@ class AnthropicBackend(ModelBackend):
             "temperature": "from the request" if self.sends_temperature else "model default",
         }
 
-    def sent_as(self, prompt: str) -> Any:
-        """The Messages API's messages sent for ``prompt``."""
-        return [{"role": "user", "content": prompt}]
+    def sent_as(self, prompt: str, chat: tuple[Turn, ...] = ()) -> Any:
+        """The Messages API's messages sent for ``prompt`` (a system message apart, as the
+        API takes it)."""
+        system, messages = _split_system(prompt, chat)
+        return messages if system is None else {"system": system, "messages": messages}
 
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
@@ -151,8 +153,10 @@ class AnthropicBackend(ModelBackend):
         kwargs: dict[str, Any] = {
             "model": self.model,
             "max_tokens": params.max_new_tokens,
-            "messages": [{"role": "user", "content": request.prompt}],
         }
+        system, kwargs["messages"] = _split_system(request.prompt, request.chat)
+        if system is not None:
+            kwargs["system"] = system
         if self.sends_temperature:
             kwargs["temperature"] = params.temperature
         if params.stop:
@@ -205,3 +209,11 @@ def build(name: str, spec: str, options: ModelOptions) -> AnthropicBackend:
     """Registry factory: ``anthropic:MODEL`` with the first of ``base_urls`` and ``timeout``."""
     base_url = options.base_urls[0] if options.base_urls else None
     return AnthropicBackend(name, base_url=base_url, timeout=options.timeout, spec=spec)
+
+
+def _split_system(prompt: str, chat: tuple[Turn, ...]) -> tuple[str | None, list[dict[str, str]]]:
+    """The Messages API's ``system`` (None without one) and ``messages`` of a request."""
+    messages = chat_messages(prompt, chat)
+    system = [m["content"] for m in messages if m["role"] == "system"]
+    rest = [m for m in messages if m["role"] != "system"]
+    return ("\n\n".join(system) if system else None), rest

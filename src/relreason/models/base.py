@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from relreason.types import ChoiceRequest, GenerationRequest, Response
+from relreason.types import ChoiceRequest, GenerationRequest, Response, Turn
 
 
 class TransientError(Exception):
@@ -98,10 +98,11 @@ class ModelBackend(ABC):
         returns False, and the runner then sends its batches without preparing again."""
         return False
 
-    def sent_as(self, prompt: str) -> Any:
-        """What the model is actually given for ``prompt`` when it is not the bare text: the
-        chat messages of a chat API, or the chat-templated text of a local model; None when
-        the prompt is sent as it is. Recorded with each item, for audits."""
+    def sent_as(self, prompt: str, chat: tuple[Turn, ...] = ()) -> Any:
+        """What the model is actually given for ``prompt`` (and the request's ``chat``) when it
+        is not the bare text: the chat messages of a chat API, or the chat-templated text of a
+        local model; None when the prompt is sent as it is. Recorded with each item, for
+        audits."""
         return None
 
     def chosen_options(self) -> Mapping[str, Any]:
@@ -112,6 +113,12 @@ class ModelBackend(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections or memory; the default does nothing."""
+
+
+def chat_messages(prompt: str, chat: tuple[Turn, ...] = ()) -> list[dict[str, str]]:
+    """The chat messages of a request: its ``chat`` (system message, few-shot turns) when it
+    has one, else one user message holding ``prompt``."""
+    return [{"role": role, "content": text} for role, text in chat or (("user", prompt),)]
 
 
 def cut_at_stop(text: str, stop: Sequence[str]) -> str:

@@ -25,10 +25,10 @@ import numpy as np
 from llama_cpp import Llama, llama_chat_format, llama_cpp
 
 from relreason.errors import UsageError
-from relreason.models.base import ModelBackend, cut_at_stop
+from relreason.models.base import ModelBackend, chat_messages, cut_at_stop
 from relreason.models.llama_check import check_build
 from relreason.models.options import ModelOptions
-from relreason.types import ChoiceRequest, GenerationRequest, Response, Usage
+from relreason.types import ChoiceRequest, GenerationRequest, Response, Turn, Usage
 
 LOGPROB_POSITIONS = 5
 """How many first generated positions get a ``top_logprobs`` entry (as ``hf``)."""
@@ -121,15 +121,16 @@ class GGUFBackend(ModelBackend):
             "batch_size": self.batch_size,
         }
 
-    def sent_as(self, prompt: str) -> Any:
+    def sent_as(self, prompt: str, chat: tuple[Turn, ...] = ()) -> Any:
         """The chat-templated text when ``chat_template`` is on, else None (sent as is)."""
-        return self.render(prompt) if self.chat_template else None
+        return self.render(prompt, chat) if self.chat_template else None
 
-    def render(self, prompt: str) -> str:
-        """Return the text the model sees for ``prompt`` (chat-wrapped when chat_template)."""
+    def render(self, prompt: str, chat: tuple[Turn, ...] = ()) -> str:
+        """Return the text the model sees for ``prompt`` (chat-wrapped when chat_template,
+        as the conversation ``chat`` when given)."""
         if self._formatter is None:
             return prompt
-        messages: Any = [{"role": "user", "content": prompt}]
+        messages: Any = chat_messages(prompt, chat)
         return str(self._formatter(messages=messages).prompt)
 
     def encode(self, text: str, *, special: bool | None = None) -> list[int]:
@@ -154,7 +155,9 @@ class GGUFBackend(ModelBackend):
         """Run ``one`` on each request, sorted by prompt so neighbours share prefixes."""
         started = time.perf_counter()
         responses: list[Response] = [Response()] * len(requests)
-        order = sorted(range(len(requests)), key=lambda i: self.render(requests[i].prompt))
+        order = sorted(
+            range(len(requests)), key=lambda i: self.render(requests[i].prompt, requests[i].chat)
+        )
         with self._lock:
             for i in order:
                 try:
@@ -211,7 +214,7 @@ class GGUFBackend(ModelBackend):
             raise ValueError("the request has no continuations to score")
         if any(not cont for cont in req.continuations.values()):
             raise ValueError("a continuation is empty")
-        context = self.render(req.prompt)
+        context = self.render(req.prompt, req.chat)
         stripped = context.rstrip()
         moved = context[len(stripped) :]
         ctx = self.encode(stripped) if stripped else [self._empty_prefix]
@@ -245,7 +248,7 @@ class GGUFBackend(ModelBackend):
                 f"max_new_tokens {params.max_new_tokens} leaves no room for the prompt within"
                 f" the context length {self.n_ctx}"
             )
-        ids = self.encode(self.render(req.prompt))[-room:] or [self._empty_prefix]
+        ids = self.encode(self.render(req.prompt, req.chat))[-room:] or [self._empty_prefix]
         rng = np.random.default_rng(params.seed if params.seed is not None else 0)
         logprobs = self._advance(ids)
         kept: list[int] = []

@@ -27,7 +27,7 @@ from relreason.errors import UsageError
 from relreason.models.base import ModelBackend
 from relreason.models.options import ModelOptions
 from relreason.models.vllm_engine import EngineSettings, VLLMEngine
-from relreason.types import ChoiceRequest, GenerationRequest, Response
+from relreason.types import ChoiceRequest, GenerationRequest, Response, Turn
 
 BUNDLED = "smollm2"
 DTYPES = ("auto", "float32", "bfloat16", "float16")
@@ -120,13 +120,13 @@ class VLLMBackend(ModelBackend):
             "batch_size": self.batch_size,
         }
 
-    def sent_as(self, prompt: str) -> Any:
+    def sent_as(self, prompt: str, chat: tuple[Turn, ...] = ()) -> Any:
         """The chat-templated text when ``chat_template`` is on, else None (sent as is)."""
         if not self.settings.chat_template:
             return None
         if self._engine is not None:
-            return self._engine.render(prompt)
-        return self._workers[0].call("render", prompt)
+            return self._engine.render(prompt, chat)
+        return self._workers[0].call("render_pair", (prompt, chat))
 
     async def generate(self, requests: Sequence[GenerationRequest]) -> list[Response]:
         """Continue each prompt as text; one response per request."""

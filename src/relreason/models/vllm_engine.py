@@ -15,8 +15,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from relreason.models.base import cut_at_stop
-from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response, Usage
+from relreason.models.base import chat_messages, cut_at_stop
+from relreason.types import (
+    ChoiceRequest,
+    GenerationParams,
+    GenerationRequest,
+    Response,
+    Turn,
+    Usage,
+)
 
 LOGPROB_POSITIONS = 5
 """How many first generated positions get a ``top_logprobs`` entry (as ``hf``)."""
@@ -62,15 +69,20 @@ class VLLMEngine:
         bos = self.tokenizer.bos_token_id
         self._empty_prefix: int = bos if bos is not None else self.tokenizer.eos_token_id
 
-    def render(self, prompt: str) -> str:
-        """Return the text the model sees for ``prompt`` (chat-wrapped when chat_template)."""
+    def render(self, prompt: str, chat: tuple[Turn, ...] = ()) -> str:
+        """Return the text the model sees for ``prompt`` (chat-wrapped when chat_template,
+        as the conversation ``chat`` when given)."""
         if not self.settings.chat_template:
             return prompt
-        messages = [{"role": "user", "content": prompt}]
+        messages = chat_messages(prompt, chat)
         text = self.tokenizer.apply_chat_template(
             messages, tokenize=False, add_generation_prompt=True
         )
         return str(text)
+
+    def render_pair(self, pair: tuple[str, tuple[Turn, ...]]) -> str:
+        """:meth:`render` of a (prompt, chat) pair (a worker process's one-payload call)."""
+        return self.render(*pair)
 
     def encode(self, text: str, *, special: bool | None = None) -> list[int]:
         """Token ids of ``text`` as the ``hf`` backend encodes them."""
@@ -96,7 +108,7 @@ class VLLMEngine:
                     f" prompt within max_model_len {self.max_model_len}"
                 )
                 continue
-            ids = self.encode(self.render(req.prompt))[-room:] or [self._empty_prefix]
+            ids = self.encode(self.render(req.prompt, req.chat))[-room:] or [self._empty_prefix]
             prompts.append(TokensPrompt(prompt_token_ids=ids))
             params.append(SamplingParams(**_sampling(req.params)))
             owners.append(i)
@@ -186,7 +198,7 @@ class VLLMEngine:
             raise ValueError("the request has no continuations to score")
         if any(not cont for cont in req.continuations.values()):
             raise ValueError("a continuation is empty")
-        context = self.render(req.prompt)
+        context = self.render(req.prompt, req.chat)
         stripped = context.rstrip()
         moved = context[len(stripped) :]
         ctx = self.encode(stripped) if stripped else [self._empty_prefix]

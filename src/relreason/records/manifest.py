@@ -34,6 +34,9 @@ class Session(BaseModel):
     model_config = ConfigDict(extra="allow")
     started_at: str
     ended_at: str | None = None
+    stopped: str | None = None
+    """Why the session stopped before the run was complete, when a limit stopped it (a
+    budget: ``--max-cost``, ``--max-tokens-total``)."""
 
 
 class Manifest(BaseModel):
@@ -90,12 +93,15 @@ class Manifest(BaseModel):
         usage: Mapping[str, int],
         cost_usd: float | None,
         status: RunStatus | None = None,
+        stopped: str | None = None,
     ) -> None:
         """Close the current session with the run's status (``status`` when given, else
-        complete or running), tokens and cost."""
+        complete or running), tokens and cost, and why it ``stopped`` early when a limit
+        stopped it."""
         now = utc_now()
         if self.sessions:
             self.sessions[-1].ended_at = now
+            self.sessions[-1].stopped = stopped
         self.status = status or ("complete" if complete else "running")
         self.ended_at = now
         self.usage = dict(usage)

@@ -20,6 +20,7 @@ from tenacity.wait import wait_base, wait_exponential, wait_random
 from relreason.errors import RelreasonError, ServerUnreachableError
 from relreason.models.base import ModelBackend, TransientError
 from relreason.redact import scrub_secrets
+from relreason.run.budget import Budget
 from relreason.run.cache import ResponseCache, cache_key, stable_identity
 from relreason.run.events import Event, Retrying
 from relreason.run.limits import RateLimits
@@ -108,6 +109,7 @@ class CallPath:
         self._connection_failures = 0
         self._tripped: ServerUnreachableError | None = None
         self.served: str | None = None  # the model the API says answers (learnt as we go)
+        self.budget: Budget | None = None  # the session's spending limit (run.budget)
 
     # cache -------------------------------------------------------------------------
     def key(self, operation: str, prompt: str, extra: Mapping[str, Any]) -> str:
@@ -174,9 +176,12 @@ class CallPath:
 
         ``tokens`` is the estimate charged to the token limit first. Returns the responses and
         the number of attempts. Raises ``CallFailed`` once retries are exhausted (or for an
-        error not worth retrying); ``RelreasonError`` passes through.
+        error not worth retrying), ``BudgetReachedError`` (sending nothing) once the session's
+        budget is spent; ``RelreasonError`` passes through.
         """
         n = len(requests)
+        if self.budget is not None:
+            self.budget.check()
         if all(isinstance(r, ChoiceRequest) for r in requests):
             choice = [r for r in requests if isinstance(r, ChoiceRequest)]
 
@@ -220,6 +225,8 @@ class CallPath:
             raise CallFailed(message, attempts)
         if self.served is None:
             self.served = next((r.served_model for r in responses if r.served_model), None)
+        if self.budget is not None:
+            self.budget.spend(r.usage for r in responses)
         used = sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in responses)
         if used > tokens:  # charged at most one minute's budget (a server may report nonsense)
             await self.limits.add_tokens(used - tokens)

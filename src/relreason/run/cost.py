@@ -260,6 +260,10 @@ class DryRunReport:
     cost_usd: float | None
     approximate: str | None = None
     """Why the token counts are chars/4 approximations (None: the model's own tokenizer)."""
+    items: int = 0
+    stops_after: int | None = None
+    """After about how many items ``--max-cost``/``--max-tokens-total`` would stop the run, by
+    these estimates (None: it would not stop)."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the report as a JSON-ready dict."""
@@ -280,6 +284,11 @@ class DryRunReport:
             f"~{self.input_tokens} input tokens ({self.tokenizer}), "
             f"<= {self.output_tokens} output tokens, estimated cost {cost}"
         )
+        if self.stops_after is not None:
+            text += (
+                f"\n  budget: the run would stop after about {self.stops_after} of "
+                f"{self.items} items (output tokens at their bound: it may go further)"
+            )
         if self.approximate:
             text += f"\n  note: token counts are approximate: {self.approximate}"
         return text
@@ -312,17 +321,22 @@ def dry_run(
             approximate += f"; {CJK_NOTE}"
     generate = options.scoring == "generate"
     max_new = options.params.max_new_tokens
+    system = count(options.system_prompt) if options.system_prompt else 0
+    price = price_for(backend_spec, prices) or Price(0.0, 0.0)
     requests = input_tokens = output_tokens = 0
-    for item in items:
-        prompt_tokens = count(item.prompt)
+    stops_after: int | None = None
+    for n, item in enumerate(items, 1):
+        prompt_tokens = count(item.prompt) + system
         requests += 1
         input_tokens += prompt_tokens
         output_tokens += max_new if generate else 1
         if generate and task.second_stage is not None:
             second = task.second_stage(item, "")
             requests += 1
-            input_tokens += count(second) + max_new
+            input_tokens += count(second) + max_new + system
             output_tokens += options.second_stage_max_new_tokens
+        if stops_after is None and _spent(options, price, input_tokens, output_tokens):
+            stops_after = n if n < len(items) else None
     return DryRunReport(
         task=task.name,
         model=backend_spec,
@@ -332,4 +346,14 @@ def dry_run(
         tokenizer=tokenizer_name,
         cost_usd=estimate_cost(backend_spec, input_tokens, output_tokens, prices),
         approximate=approximate,
+        items=len(items),
+        stops_after=stops_after,
     )
+
+
+def _spent(options: RunOptions, price: Price, input_tokens: int, output_tokens: int) -> bool:
+    """Whether these token counts reach the budget (``--max-cost``, ``--max-tokens-total``)."""
+    if options.max_cost is not None and price.cost(input_tokens, output_tokens) >= options.max_cost:
+        return True
+    total = options.max_tokens_total
+    return total is not None and input_tokens + output_tokens >= total

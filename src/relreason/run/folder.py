@@ -56,7 +56,8 @@ def compared_description(task: EvalTask) -> dict[str, Any]:
 def run_config(task: EvalTask, backend: ModelBackend, options: RunOptions) -> dict[str, Any]:
     """Return what makes two runs the same run (compared when a folder is reused or resumed):
     the task and a fingerprint of all its items (prompts, gold, option order), the reader, the
-    model's identity including its servers, the scoring mode and the generation parameters."""
+    model's identity including its servers, the scoring mode, the generation parameters and
+    what chat models are sent besides the prompt (system prompt, exemplars as turns)."""
     description = backend.describe()
     config = {
         "benchmark": task.benchmark,
@@ -74,6 +75,8 @@ def run_config(task: EvalTask, backend: ModelBackend, options: RunOptions) -> di
         "servers": servers_of(description),
         "scoring": options.scoring,
         "params": options.to_json()["params"],
+        "system_prompt": options.system_prompt,
+        "fewshot_as_multiturn": options.fewshot_as_multiturn,
     }
     normalised: dict[str, Any] = json.loads(json.dumps(config, default=str))
     return normalised

@@ -16,7 +16,9 @@ from typing import Any
 
 from relreason.records import Record, RecordWriter, make_record
 from relreason.redact import scrub_secrets
+from relreason.run.budget import BudgetReachedError
 from relreason.run.calls import CallFailed, CallPath, Request
+from relreason.run.chat import conversation
 from relreason.run.events import Event, ItemFinished
 from relreason.run.options import RunOptions
 from relreason.types import ChoiceRequest, EvalItem, GenerationRequest, Response, Task
@@ -72,19 +74,35 @@ class ItemPath:
     def _request(self, item: EvalItem, prompt: str, stage: int) -> Request:
         if stage == 2:
             return GenerationRequest(
-                prompt, self.second_params, choices=item.choices, reference=item.gold
+                prompt,
+                self.second_params,
+                choices=item.choices,
+                reference=item.gold,
+                chat=conversation(item, prompt, self.options),
             )
         if self.options.scoring == "logprob":
             return self._choice_request(item)
         return GenerationRequest(
-            item.prompt, self.options.params, choices=item.choices, reference=item.gold
+            item.prompt,
+            self.options.params,
+            choices=item.choices,
+            reference=item.gold,
+            chat=conversation(item, item.prompt, self.options),
         )
 
     def _choice_request(self, item: EvalItem) -> ChoiceRequest:
-        return ChoiceRequest(item.prompt, self.task.continuations(item), reference=item.gold)
+        return ChoiceRequest(
+            item.prompt,
+            self.task.continuations(item),
+            reference=item.gold,
+            chat=conversation(item, item.prompt, self.options),
+        )
 
     def _key(self, item: EvalItem, prompt: str, stage: int) -> str:
         extra: dict[str, Any] = {"choices": list(item.choices), "reference": item.gold}
+        chat = conversation(item, prompt, self.options)
+        if chat:  # only then: the keys of runs without a conversation stay as they were
+            extra["chat"] = [list(turn) for turn in chat]
         if self.options.scoring == "logprob" and stage == 1:
             extra["continuations"] = self.task.continuations(item)
             return self.calls.key("score_choices", prompt, extra)
@@ -167,7 +185,9 @@ class ItemPath:
             alt=alt,
             alt_reader=self.task.alt_reader,
             prompts=(w.item.prompt, w.second_prompt),
-            sent_as=self.calls.backend.sent_as(w.item.prompt),
+            sent_as=self.calls.backend.sent_as(
+                w.item.prompt, conversation(w.item, w.item.prompt, self.options)
+            ),
         )
         self.records[w.item.index] = made
         self.lines[w.item.index] = self.writer.append(made)  # serialised once, here
@@ -224,7 +244,10 @@ class ItemPath:
 
     async def _worker(self, batches: Iterator[list[_Item]]) -> None:
         for batch in batches:
-            await self.process(batch)
+            try:
+                await self.process(batch)
+            except BudgetReachedError:
+                return  # no new request: those in flight finish, the runner says why it stopped
 
 
 def _set(w: _Item, stage: int, response: Response) -> None:

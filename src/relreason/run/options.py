@@ -84,7 +84,10 @@ class RunOptions:
     items stratified by the task's first label (relation, category); both make a partial run.
     ``max_wait`` caps every single wait (a server's Retry-After, a rate limit); limits that
     would need longer waits are refused at start. An answer longer than ``max_answer_chars``
-    is cut and its item recorded as failed, saying so.
+    is cut and its item recorded as failed, saying so. ``system_prompt`` (the text, never
+    ``@FILE``) and ``fewshot_as_multiturn`` shape what chat models are sent
+    (:mod:`relreason.run.chat`); ``max_cost`` (USD) and ``max_tokens_total`` stop a session
+    cleanly at its budget (:mod:`relreason.run.budget`).
     """
 
     scoring: Literal["generate", "logprob"] = "generate"
@@ -107,6 +110,10 @@ class RunOptions:
     sample: int | None = None
     max_wait: float = 120.0
     max_answer_chars: int = 200_000
+    system_prompt: str | None = None
+    fewshot_as_multiturn: bool = False
+    max_cost: float | None = None
+    max_tokens_total: int | None = None
 
     def validate(self) -> None:
         """Raise ``UsageError`` naming the first option with an impossible value (the bounds of
@@ -193,7 +200,26 @@ def run_options_from(values: Mapping[str, Any], task: Task | None = None) -> Run
         seed=given.get("seed"),
     )
     given["seed"] = given.get("seed") or 0
+    if isinstance(given.get("system_prompt"), str):
+        given["system_prompt"] = read_system_prompt(given["system_prompt"])
     return RunOptions(params=params, **given)
+
+
+def read_system_prompt(value: str) -> str:
+    """The system prompt ``value`` gives: the text itself, or the contents of the file ``@FILE``
+    names, its last line break dropped (``UsageError`` naming it when it cannot be read or is
+    empty)."""
+    if not value.startswith("@"):
+        return value
+    path = Path(value[1:]).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise UsageError(f"--system-prompt: cannot read {path}: {reason}") from None
+    if not text.strip():
+        raise UsageError(f"--system-prompt: {path} is empty")
+    return text.removesuffix("\n").removesuffix("\r")
 
 
 def override_options(options: RunOptions, override: Mapping[str, Any] | None) -> RunOptions:

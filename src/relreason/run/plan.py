@@ -109,6 +109,7 @@ def plan_run(
     unless ``max_new_tokens``), checked, with the model's options refused where its backend
     would ignore them, into ``out`` (default: :func:`default_folder`)."""
     from relreason.models.registry import refuse_inapplicable, refuse_unavailable_device
+    from relreason.run.chat import check_chat
     from relreason.run.options import run_options_from
 
     refuse_unavailable_device(model, model_options)
@@ -118,6 +119,7 @@ def plan_run(
     options = run_options_from(run_values, task)
     options.validate()
     refuse_inapplicable(model, model_options)
+    check_chat(model, model_options, options)
     return Plan(task, model, model_options, options, out or default_folder(task, model))
 
 

@@ -38,6 +38,7 @@ from relreason.records import (
     RECORDS,
     SUMMARY,
     Manifest,
+    Record,
     RecordWriter,
     RunSummary,
     format_summary,
@@ -47,6 +48,7 @@ from relreason.records import (
     write_sorted_records,
 )
 from relreason.redact import scrub_secrets
+from relreason.run.budget import BudgetReachedError, budget_for
 from relreason.run.cache import ResponseCache
 from relreason.run.calls import CallPath
 from relreason.run.context import task_context
@@ -73,6 +75,12 @@ from relreason.run.stops import check_indices, check_limits, resume_command, sto
 from relreason.run.verdict import verdict
 from relreason.run.warnings import warn
 from relreason.types import Task as EvalTask
+
+
+def _undone(records: Mapping[int, Record], index: int) -> bool:
+    """Whether item ``index`` still needs an answer (no record, or a failed one)."""
+    record = records.get(index)
+    return record is None or record.status == "failed"
 
 
 def _open_cache(options: RunOptions) -> ResponseCache | None:
@@ -116,6 +124,7 @@ async def arun_task(
     options.validate()
     check_capabilities(backend, options)
     check_limits(task, options)
+    budget_for(backend.spec, options, load_prices(prices_file))  # refused before any folder
     out_dir = Path(out_dir)
     model_options = dict(model_options or {})
     for name, value in backend.chosen_options().items():
@@ -204,6 +213,7 @@ async def _run_locked(
             loop.call_soon_threadsafe(emit, Working(requests, tokens))
 
     calls = CallPath(backend, options, cache, emit, shared)
+    calls.budget = budget_for(backend.spec, options, prices)
     items = ItemPath(task, options, calls, writer, records, emit)
     items.lines.update(written)
     stop: BaseException | None = None
@@ -211,10 +221,19 @@ async def _run_locked(
     backend.max_answer_chars = options.max_answer_chars
     try:
         await items.run(todo)
+        spent = calls.budget.reached() if calls.budget is not None else None
+        if spent is not None and any(_undone(records, item.index) for item in todo):
+            raise BudgetReachedError(spent)
         if task.follow_up is not None:
             for index in await follow_up_with_model(task, records, options, cache):
                 items.lines.pop(index, None)  # re-serialised by the sorted rewrite below
-    except (asyncio.CancelledError, KeyboardInterrupt, ServerUnreachableError, OSError) as error:
+    except (
+        asyncio.CancelledError,
+        KeyboardInterrupt,
+        ServerUnreachableError,
+        BudgetReachedError,
+        OSError,
+    ) as error:
         stop = error
     finally:
         backend.work_listener = None
@@ -264,6 +283,7 @@ async def _run_locked(
             usage=summary.usage,
             cost_usd=summary.cost_usd,
             status=status,
+            stopped=str(stop) if isinstance(stop, BudgetReachedError) else None,
         )
         atomic_write_json(out_dir / MANIFEST, manifest.to_json())
     except UsageError as error:

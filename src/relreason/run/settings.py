@@ -89,6 +89,44 @@ class RunSettings(BaseModel):
         int,
         Field(ge=1, description="Longer answers are cut and their item recorded as failed."),
     ] = 200_000
+    system_prompt: Annotated[
+        str | None,
+        Cli(flags=("--system-prompt",)),
+        Field(
+            description="A system message for chat models (openai: chat API, anthropic:, and "
+            "hf:/gguf:/vllm:/smollm2 with --chat-template): the text, or @FILE to read it "
+            "from a file. Recorded in the manifest; a resume keeps it."
+        ),
+    ] = None
+    fewshot_as_multiturn: Annotated[
+        bool,
+        Cli(flags=("--fewshot-as-multiturn",)),
+        Field(
+            description="Send a few-shot prompt to a chat model as a conversation: each "
+            "exemplar a user turn and an assistant turn, the question last (zero-shot prompts "
+            "go as they are)."
+        ),
+    ] = False
+    max_cost: Annotated[
+        float | None,
+        Cli(flags=("--max-cost",)),
+        Field(
+            gt=0,
+            allow_inf_nan=False,
+            description="Stop cleanly once this session's requests cost about this many USD "
+            "(priced from the token usage the API reports; RELREASON_PRICES); resume to go on "
+            "(a resume may spend as much again).",
+        ),
+    ] = None
+    max_tokens_total: Annotated[
+        int | None,
+        Cli(flags=("--max-tokens-total",)),
+        Field(
+            ge=1,
+            description="Stop cleanly once this session's requests used N tokens (prompt + "
+            "completion, as reported); resume to go on.",
+        ),
+    ] = None
     use_cache: Annotated[
         bool,
         Cli(flags=("--cache/--no-cache",)),

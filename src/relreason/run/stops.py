@@ -18,6 +18,7 @@ from relreason.errors import (
     UsageError,
 )
 from relreason.records import RECORDS, RunSummary
+from relreason.run.budget import BudgetReachedError
 from relreason.run.options import RunOptions
 from relreason.types import Task as EvalTask
 
@@ -67,6 +68,8 @@ def stopped_error(
     again = f"continue with: {resume_command(out_dir, data_dir)}"
     if isinstance(stop, ServerUnreachableError):
         return ServerUnreachableError(f"{stop}\n{kept}; {again}")
+    if isinstance(stop, BudgetReachedError):
+        return BudgetReachedError(f"{stop}: {kept}\n{again}")
     if isinstance(stop, OSError):
         reason = stop.strerror or str(stop)
         where = f" {stop.filename}" if stop.filename else ""

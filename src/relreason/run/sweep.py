@@ -100,11 +100,18 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
     language or method (and the benchmarks' own errors for bad data).
     """
     from relreason.models.registry import refuse_inapplicable
+    from relreason.run.chat import check_chat
 
+    try:
+        options = sweep.options.run_options(show_progress=False)  # reads --system-prompt @FILE
+    except UsageError as error:
+        raise DataError(str(path), str(error), item="options") from None
     models = [ModelEntry(spec=m) if isinstance(m, str) else m for m in sweep.models]
     for position, model in enumerate(models):
-        try:  # a known spec, and no option its backend would ignore
-            refuse_inapplicable(model.spec, ModelOptions.from_json(model.options()))
+        try:  # a known spec, no option its backend would ignore, messages where asked for
+            model_options = ModelOptions.from_json(model.options())
+            refuse_inapplicable(model.spec, model_options)
+            check_chat(model.spec, model_options, options)
         except UsageError as error:
             raise DataError(str(path), str(error), item=f"models[{position}]") from None
     planned: list[PlannedRun] = []

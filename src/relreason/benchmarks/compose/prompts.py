@@ -23,6 +23,7 @@ from relreason.benchmarks.mcr.data import (
     question_block,
 )
 from relreason.benchmarks.mcr.prompts import ZS_SUFFIX, ZSC_TRIGGER
+from relreason.benchmarks.turns import Shot, as_turns, qa_shots
 from relreason.data.sources import sha256_file
 from relreason.errors import DataError, UsageError
 from relreason.generate.default import default_path
@@ -45,14 +46,16 @@ def exemplar_prefix(code: str, method: str) -> str:
     return generated_exemplars()[str(key[method])]
 
 
-def _item(record: Record, prefix: str, suffix: str) -> EvalItem:
+def _item(record: Record, prefix: str, suffix: str, shots: tuple[Shot, ...]) -> EvalItem:
     question = Question(
         record.index, record.question, record.correct, record.options, record.categories
     )
+    block = question_block(question) + suffix
     return EvalItem(
         index=record.index,
         item_id=record.item_id,
-        prompt=prefix + question_block(question) + suffix,
+        prompt=prefix + block,
+        turns=as_turns("", shots, block),
         gold=record.gold,
         choices=tuple(_LETTERS[: len(record.options)]),
         choice_texts=record.options,
@@ -146,7 +149,8 @@ def build_task(
     records, path, code = load_set(file, language)
     prefix = exemplar_prefix(code, name)
     suffix = ZS_SUFFIX if name == "zs" else ZSC_TRIGGER if name == "zsc" else ""
-    items = tuple(_item(record, prefix, suffix) for record in records)
+    shots = qa_shots(prefix)
+    items = tuple(_item(record, prefix, suffix, shots) for record in records)
     from relreason.benchmarks.mcr.scoring import score_mcr, zsc_second_stage
 
     description: dict[str, Any] = {

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from relreason.benchmarks.convre.settings import (
     paper_setting,
     setting_id_of,
 )
+from relreason.benchmarks.turns import as_turns, split_at
 from relreason.errors import DataError
 from relreason.types import EvalItem, Task
 
@@ -136,15 +137,21 @@ def _neutral_template(relations: RelationsFile, key: str, name: str) -> str:
     return neutral
 
 
-def _few_shot(task: str, setting: ConvReSetting, neutral: bool, data_dir: Path | str | None) -> str:
+def _examples(
+    task: str, setting: ConvReSetting, neutral: bool, data_dir: Path | str | None
+) -> tuple[str, ...]:
     if setting.n_shot == 0:
-        return "\n"
+        return ()
     examples: ExamplesFile = load_examples(task, data_dir)
     name = f"{setting.example_type}-cot" if setting.cot else setting.example_type
     chosen = examples.first(name, setting.n_shot)
     if neutral:
         chosen = tuple(neutralize(example) for example in chosen)
-    return "".join("\n" + example for example in chosen) + "\n"
+    return chosen
+
+
+def _few_shot(examples: tuple[str, ...]) -> str:
+    return "".join("\n" + example for example in examples) + "\n"
 
 
 def _parts(
@@ -194,13 +201,10 @@ def build_items(
     resolved, _ = resolve_setting(task, setting)
     triples = load_triples(data_dir, subset)
     relations = load_relations(task, data_dir)
-    head = (
-        INTRO
-        + (HINT if resolved.hint else "")
-        + (COT if resolved.cot else "")
-        + "\n"
-        + _few_shot(task, resolved, neutral, data_dir)
-    )
+    intro = INTRO + (HINT if resolved.hint else "") + (COT if resolved.cot else "") + "\n"
+    examples = _examples(task, resolved, neutral, data_dir)
+    head = intro + _few_shot(examples)
+    shots = tuple(split_at(example, "\nAnswer:") for example in examples)
     suffix = (
         f"\nTo convert the question into a semantically equivalent {GOALS[task]}, which choice is"
         f" correct? {HINT_REMIND if resolved.hint else ''}\nAnswer:"
@@ -219,7 +223,10 @@ def build_items(
                     field="relation",
                 )
             parts = parts_of[key] = _parts(task, resolved, relations, key, head, neutral)
-        items.append(_item(task, index, triple, parts, suffix, neutral))
+        item = _item(task, index, triple, parts, suffix, neutral)
+        if shots:
+            item = replace(item, turns=as_turns(intro, shots, item.prompt[len(head) :]))
+        items.append(item)
     return items
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from relreason.benchmarks.mcr.reorder import check_order
+from relreason.benchmarks.turns import rewrite_question
 from relreason.types import EvalItem
 
 _AFTER = "\nTo convert the question into a semantically equivalent "
@@ -33,6 +34,8 @@ def reorder_ab(item: EvalItem, order: tuple[int, ...]) -> EvalItem:
     if at < 0:
         raise ValueError(f"item {item.item_id}: the prompt does not hold its A/B answers")
     texts = tuple(item.choice_texts[i] for i in order)
-    prompt = item.prompt[:at] + _block(texts) + item.prompt[at + len(old) :]
+    new = _block(texts)
+    prompt = item.prompt[:at] + new + item.prompt[at + len(old) :]
     gold = item.choices[order.index(item.choices.index(item.gold))]
-    return dataclasses.replace(item, prompt=prompt, gold=gold, choice_texts=texts)
+    turns = rewrite_question(item.turns, old, new)
+    return dataclasses.replace(item, prompt=prompt, gold=gold, choice_texts=texts, turns=turns)

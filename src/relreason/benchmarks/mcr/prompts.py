@@ -30,6 +30,7 @@ from relreason.benchmarks.mcr.data import (
     normalize_mode,
     question_file,
 )
+from relreason.benchmarks.turns import as_turns, qa_shots
 from relreason.data.sources import data_file
 from relreason.errors import UsageError
 from relreason.types import EvalItem, Task
@@ -83,6 +84,7 @@ def _items(
     if key is not None:
         prefix, source = _exemplar_block(exemplars, key, data_dir)
     suffix = ZS_SUFFIX if method == "zs" else ZSC_TRIGGER if method == "zsc" else ""
+    shots = qa_shots(prefix)
     english = english_options(loaded.questions, data_dir) if code != "en" else None
     items = tuple(
         EvalItem(
@@ -98,6 +100,7 @@ def _items(
                 "n_options": len(q.options),
             },
             english_choice_texts=english[q.index] if english is not None else (),
+            turns=as_turns("", shots, block + suffix),
         )
         for q, block, letters in zip(loaded.questions, loaded.blocks, loaded.letters, strict=True)
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from relreason.benchmarks.turns import rewrite_question
 from relreason.types import EvalItem
 
 
@@ -40,6 +41,8 @@ def reorder_lettered(item: EvalItem, order: tuple[int, ...]) -> EvalItem:
     if at < 0:
         raise ValueError(f"item {item.item_id}: the prompt does not hold its answer choices")
     texts = tuple(item.choice_texts[i] for i in order)
-    prompt = item.prompt[:at] + _choices_text(item.choices, texts) + item.prompt[at + len(old) :]
+    new = _choices_text(item.choices, texts)
+    prompt = item.prompt[:at] + new + item.prompt[at + len(old) :]
     gold = item.choices[order.index(item.choices.index(item.gold))]
-    return dataclasses.replace(item, prompt=prompt, gold=gold, choice_texts=texts)
+    turns = rewrite_question(item.turns, old, new)
+    return dataclasses.replace(item, prompt=prompt, gold=gold, choice_texts=texts, turns=turns)

@@ -19,7 +19,7 @@ import torch
 from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
 from relreason.errors import UsageError
-from relreason.models.base import ModelBackend, with_latency
+from relreason.models.base import ModelBackend, chat_messages, with_latency
 from relreason.models.devices import check_device
 from relreason.models.hf.choices import (
     CausalScorer,
@@ -32,7 +32,14 @@ from relreason.models.hf.choices import (
 from relreason.models.hf.generate import generate_batch
 from relreason.models.hf.tree_scorer import PrefixTreeScorer
 from relreason.models.options import ModelOptions, resolve_device
-from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response, Usage
+from relreason.types import (
+    ChoiceRequest,
+    GenerationParams,
+    GenerationRequest,
+    Response,
+    Turn,
+    Usage,
+)
 
 DTYPES = {
     "float32": torch.float32,
@@ -43,7 +50,7 @@ DTYPES = {
 _UNSET_MAX_LENGTH = 1000000000000000019884624838656  # transformers' "no limit" sentinel
 DEFAULT_MAX_LENGTH = 2048
 # A request's prompt and continuations: rows prepare_choices tokenised are kept under it.
-_RequestKey = tuple[str, tuple[tuple[str, str], ...]]
+_RequestKey = tuple[str, tuple[tuple[str, str], ...], tuple[Turn, ...]]
 
 
 class HFBackend(ModelBackend):
@@ -168,15 +175,16 @@ class HFBackend(ModelBackend):
             "prefix_cache": self.prefix is not None,
         }
 
-    def sent_as(self, prompt: str) -> Any:
+    def sent_as(self, prompt: str, chat: tuple[Turn, ...] = ()) -> Any:
         """The chat-templated text when ``chat_template`` is on, else None (sent as is)."""
-        return self.render(prompt) if self.chat_template else None
+        return self.render(prompt, chat) if self.chat_template else None
 
-    def render(self, prompt: str) -> str:
-        """Return the text the model sees for ``prompt`` (chat-wrapped when chat_template)."""
+    def render(self, prompt: str, chat: tuple[Turn, ...] = ()) -> str:
+        """Return the text the model sees for ``prompt`` (chat-wrapped when chat_template,
+        as the conversation ``chat`` when given)."""
         if not self.chat_template:
             return prompt
-        messages = [{"role": "user", "content": prompt}]
+        messages = chat_messages(prompt, chat)
         text = self.tokenizer.apply_chat_template(
             messages, tokenize=False, add_generation_prompt=True
         )
@@ -205,7 +213,7 @@ class HFBackend(ModelBackend):
         responses: list[Response | None] = [None] * len(requests)
         groups: dict[GenerationParams, list[tuple[int, list[int]]]] = {}
         for i, req in enumerate(requests):
-            ids = self.encode(self.render(req.prompt))
+            ids = self.encode(self.render(req.prompt, req.chat))
             room = self.max_length - req.params.max_new_tokens
             if room < 1:
                 responses[i] = Response(
@@ -261,7 +269,7 @@ class HFBackend(ModelBackend):
             raise ValueError("the request has no continuations to score")
         if any(not cont for cont in req.continuations.values()):
             raise ValueError("a continuation is empty")
-        context = self.render(req.prompt)
+        context = self.render(req.prompt, req.chat)
         stripped = context.rstrip()
         moved = context[len(stripped) :]
         ctx = self.encode(stripped) if stripped else [self._empty_prefix]
@@ -375,7 +383,7 @@ class HFBackend(ModelBackend):
 
 def _request_key(req: ChoiceRequest) -> _RequestKey:
     """What a request's rows depend on: its prompt and its (label, continuation) pairs."""
-    return req.prompt, tuple(req.continuations.items())
+    return req.prompt, tuple(req.continuations.items()), req.chat
 
 
 def local_kwargs(options: ModelOptions) -> dict[str, Any]:

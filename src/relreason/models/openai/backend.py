@@ -22,7 +22,7 @@ from typing import Any
 
 from relreason.errors import UsageError
 from relreason.install import extra_hint
-from relreason.models.base import ModelBackend, TransientError
+from relreason.models.base import ModelBackend, TransientError, chat_messages
 from relreason.models.body_cap import body_cap, capped_client
 from relreason.models.errors_map import (
     LOCAL_KEY_PLACEHOLDER,
@@ -50,7 +50,7 @@ from relreason.models.openai.results import (
     read_usage,
 )
 from relreason.models.options import ModelOptions
-from relreason.types import ChoiceRequest, GenerationRequest, Response
+from relreason.types import ChoiceRequest, GenerationRequest, Response, Turn
 
 log = logging.getLogger(__name__)
 
@@ -163,9 +163,9 @@ class OpenAIBackend(ModelBackend):
             "choice_scoring": self.choice_scoring,
         }
 
-    def sent_as(self, prompt: str) -> Any:
+    def sent_as(self, prompt: str, chat: tuple[Turn, ...] = ()) -> Any:
         """The chat messages sent for ``prompt`` (chat API); None for the completions API."""
-        return _chat_messages(prompt) if self.api == "chat" else None
+        return chat_messages(prompt, chat) if self.api == "chat" else None
 
     async def aclose(self) -> None:
         """Close every SDK client's connections."""
@@ -267,7 +267,7 @@ class OpenAIBackend(ModelBackend):
             kwargs["seed"] = params.seed
         k = min(params.top_logprobs, MAX_TOP_LOGPROBS[self.api])
         if self.api == "chat":
-            kwargs["messages"] = [{"role": "user", "content": request.prompt}]
+            kwargs["messages"] = chat_messages(request.prompt, request.chat)
             if logprobs:
                 kwargs.update(logprobs=True, top_logprobs=k)
         else:
@@ -341,10 +341,6 @@ def _http_client(sdk: Any, limit: Callable[[], int]) -> dict[str, Any]:
     else:
         factory = getattr(sdk, "DefaultAioHttpClient", None) or factory
     return {"http_client": capped_client(factory, limit)}
-
-
-def _chat_messages(prompt: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": prompt}]
 
 
 def build(name: str, spec: str, options: ModelOptions) -> OpenAIBackend:
