@@ -39,6 +39,7 @@ from relreason.run.sweep_file import (
     SweepOptions,
     load_sweep,
 )
+from relreason.run.tracking import in_sweep, log_folders
 from relreason.types import Task
 
 __all__ = [
@@ -202,11 +203,18 @@ def run_sweep(
         sweep.out = out
     planned = plan_sweep(sweep, path=Path(path), data_dir=data_dir)
     if ray is not None:
+        from relreason.records import utc_now
         from relreason.run.sweep_ray import run_on_ray
 
-        run_on_ray(planned, sweep.options, ray, show=show_progress, rerun_changed=rerun_changed)
+        started, log_to = utc_now(), sweep.options.log_to
+        untracked = sweep.options.model_copy(update={"log_to": None})  # the driver logs
+        try:
+            run_on_ray(planned, untracked, ray, show=show_progress, rerun_changed=rerun_changed)
+        finally:
+            log_folders([p.out_dir for p in planned], log_to, sweep.out, since=started)
     else:
-        run_coroutine(_arun_sweep(planned, sweep.options, data_dir, show_progress, rerun_changed))
+        cells = _arun_sweep(planned, sweep.options, data_dir, show_progress, rerun_changed)
+        run_coroutine(in_sweep(sweep.out, cells))  # each cell logged under the sweep
     from relreason.run.runs_table import collect
 
     return SweepResult(collect(sweep.out))
