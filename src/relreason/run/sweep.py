@@ -39,6 +39,7 @@ from relreason.run.sweep_file import (
     SweepOptions,
     load_sweep,
 )
+from relreason.run.sweep_roles import with_roles
 from relreason.run.tracking import in_sweep, log_folders
 from relreason.types import Task
 
@@ -108,6 +109,11 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
             refuse_inapplicable(model.spec, ModelOptions.from_json(model.options()))
         except UsageError as error:
             raise DataError(str(path), str(error), item=f"models[{position}]") from None
+    for role, spec in sweep.roles.items():
+        try:  # a known spec
+            refuse_inapplicable(spec, ModelOptions())
+        except UsageError as error:
+            raise DataError(str(path), str(error), item=f"roles.{role}") from None
     planned: list[PlannedRun] = []
     seen: set[Path] = set()
     for position, entry in enumerate(sweep.runs):
@@ -120,7 +126,8 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
             for model in models:
                 try:
                     api = model.api or "chat"
-                    params = benchmark.for_model(benchmark.params(**cell), model.spec, api)
+                    given = with_roles(benchmark, sweep.roles, cell)
+                    params = benchmark.for_model(benchmark.params(**given), model.spec, api)
                     if params not in tasks:
                         tasks[params] = plan_task(
                             benchmark,
