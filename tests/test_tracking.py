@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from relreason.errors import DataError, UsageError
 from relreason.records import wilson_interval
@@ -274,3 +276,75 @@ def test_a_run_is_logged_to_wandb_offline(tmp_path: Path) -> None:
         "summary.json",
     ]
     assert kinds[-1] == "exit"
+
+
+def test_a_ray_sweep_is_logged_by_its_driver_once_per_cell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a real local Ray cluster: the workers (which share this disk) do not log, the driver
+    logs each cell once its folder is written back, under the sweep's parent."""
+    ray = pytest.importorskip("ray")
+    monkeypatch.setenv("RELREASON_CACHE_DIR", str(tmp_path / "cache"))
+    out, store = tmp_path / "out", tmp_path / "mlruns"
+    path = tmp_path / "sweep.yaml"
+    path.write_text(
+        f"out: {out}\nmodels: [random, oracle]\n"
+        "runs: [{benchmark: compose, language: en, method: zs}]\n"
+        f'options: {{limit: 4, log_to: "mlflow:{store.as_uri()}"}}\n'
+    )
+    started = not ray.is_initialized()
+    if started:
+        env = {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            log_to_driver=False,
+            runtime_env={"env_vars": env},
+        )
+    try:
+        result = run_sweep(path, show_progress=False, ray="local")
+    finally:
+        if started:
+            ray.shutdown()
+    assert len(result.rows) == 2
+    runs = mlflow_runs(store)
+    (parent,) = [r for r in runs if r.data.tags.get("relreason.kind") == "sweep"]
+    cells = [r for r in runs if r.data.tags.get("relreason.kind") == "run"]
+    assert sorted(r.data.params["model"] for r in cells) == ["oracle", "random"]
+    assert {r.data.tags["mlflow.parentRunId"] for r in cells} == {parent.info.run_id}
+
+
+@given(st.text(max_size=40))
+def test_log_to_is_one_of_its_forms_or_refused(text: str) -> None:
+    try:
+        target = parse_target(text)
+    except UsageError as error:
+        assert "mlflow | mlflow:URI | wandb | wandb:PROJECT" in str(error)
+        assert text.strip().partition(":")[0] not in ("mlflow", "wandb")
+        return
+    kind, _, where = text.strip().partition(":")
+    assert target.kind == kind
+    assert target.where == where or (not where and target.where)
+
+
+@given(
+    st.dictionaries(st.sampled_from(["cleanup", "translator"]), st.sampled_from(["first", "x"])),
+    st.dictionaries(
+        st.sampled_from(["language", "method", "mode", "cleanup_model"]),
+        st.none() | st.sampled_from(["en", "zs", "oracle"]),
+    ),
+)
+def test_roles_fill_in_only_what_a_cell_leaves_out(
+    roles: dict[str, str], cell: dict[str, Any]
+) -> None:
+    from relreason.benchmarks import get
+    from relreason.run.sweep_roles import with_roles
+
+    for name in ("mcr", "convre"):
+        filled = with_roles(get(name), roles, cell)
+        assert {k: filled[k] for k in cell} == cell  # a cell's own setting wins
+        added = set(filled) - set(cell)
+        takes = name == "mcr" and "cleanup" in roles and "cleanup_model" not in cell
+        assert added == ({"cleanup_model"} if takes else set())
+        if takes:
+            assert filled["cleanup_model"] == roles["cleanup"]
