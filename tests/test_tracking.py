@@ -133,11 +133,19 @@ def test_logging_changes_no_fingerprint_and_a_failure_keeps_the_run(
 
 
 def test_a_missing_tracker_is_refused_before_the_run_with_its_install_hint(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setitem(sys.modules, "mlflow", None)  # as Python marks a module not importable
     with pytest.raises(UsageError, match=r"--log-to mlflow needs the 'mlflow' extra: pip"):
         RunOptions(log_to="mlflow").validate()
+    path, out = tmp_path / "sweep.yaml", tmp_path / "out"
+    path.write_text(
+        f"out: {out}\nmodels: [random]\nruns: [{{benchmark: compose, language: en, method: zs}}]"
+        "\noptions: {log_to: mlflow}\n"
+    )
+    with pytest.raises(UsageError, match="'mlflow' extra"):
+        run_sweep(path, show_progress=False)
+    assert not out.exists()  # refused before any cell ran
     with pytest.raises(UsageError, match=re.escape("mlflow | mlflow:URI | wandb")):
         RunOptions(log_to="neptune").validate()
 

@@ -40,7 +40,7 @@ from relreason.run.sweep_file import (
     load_sweep,
 )
 from relreason.run.sweep_roles import with_roles
-from relreason.run.tracking import in_sweep, log_folders
+from relreason.run.tracking import check_target, in_sweep, log_folders
 from relreason.types import Task
 
 __all__ = [
@@ -209,6 +209,8 @@ def run_sweep(
     if out is not None:
         sweep.out = out
     planned = plan_sweep(sweep, path=Path(path), data_dir=data_dir)
+    if sweep.options.log_to is not None:  # its tracker installed, before any cell runs
+        check_target(sweep.options.log_to)
     if ray is not None:
         from relreason.records import utc_now
         from relreason.run.sweep_ray import run_on_ray
