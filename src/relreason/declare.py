@@ -42,6 +42,20 @@ class Cli:
     sweep: bool = True
 
 
+@dataclass(frozen=True)
+class Role:
+    """Marks a parameter that names a helper model by its role, e.g. MCR's ``cleanup_model``
+    is the ``cleanup`` role: a sweep file's ``roles: {cleanup: SPEC}`` fills it in for every
+    cell whose benchmark declares it (a cell's own value wins)."""
+
+    name: str
+
+
+def role_of(info: FieldInfo) -> str | None:
+    """The model role a declared field takes (None: it names no helper model)."""
+    return next((m.name for m in info.metadata if isinstance(m, Role)), None)
+
+
 def cli_of(info: FieldInfo) -> Cli:
     """Return the ``Cli`` marker of a declared field (the default one when it has none)."""
     return next((m for m in info.metadata if isinstance(m, Cli)), Cli())

@@ -23,6 +23,7 @@ VALUE_NAMES = {
     "dest": "DIR",
     "data_dir": "DIR",
     "prices": "FILE",
+    "log_to": "TRACKER",
     "exemplars": "FILE",
     "responses": "FILE",
     "compare": "SPEC=PAPER_MODEL",

@@ -108,6 +108,7 @@ class RunOptions:
     second_stage_max_new_tokens: int = 32
     max_connection_failures: int = 8
     sample: int | None = None
+    log_to: str | None = None
     max_wait: float = 120.0
     max_answer_chars: int = 200_000
     system_prompt: str | None = None
@@ -122,6 +123,10 @@ class RunOptions:
         params = {name: getattr(self.params, name) for name in _PARAMS}
         if self.scoring not in ("generate", "logprob"):
             raise UsageError(f"option scoring must be generate or logprob, got {self.scoring!r}")
+        if self.log_to is not None:  # a tracker not installed is refused before the run
+            from relreason.run.tracking import check_target
+
+            check_target(self.log_to)
         for name, bound in BOUNDS.items():
             value = params[name] if name in _PARAMS else flat[name]
             if value is not None and not bound.admits(value):

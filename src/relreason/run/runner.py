@@ -72,6 +72,7 @@ from relreason.run.progress import RunProgress, loading
 from relreason.run.selection import select_items
 from relreason.run.shared import SharedServer
 from relreason.run.stops import check_indices, check_limits, resume_command, stopped_error
+from relreason.run.tracking import log_run
 from relreason.run.verdict import verdict
 from relreason.run.warnings import warn
 from relreason.types import Task as EvalTask
@@ -137,7 +138,7 @@ async def arun_task(
         manifest = prepare_folder(out_dir, config, fresh, rerun_changed=rerun_changed)
         sessions = len(manifest.sessions)
         try:
-            return await _run_locked(
+            summary = await _run_locked(
                 task, backend, out_dir, options, manifest, data_dir, progress, prices_file, shared
             )
         except Exception as error:
@@ -153,6 +154,8 @@ async def arun_task(
                 with contextlib.suppress(UsageError):
                     atomic_write_json(out_dir / MANIFEST, manifest.to_json())
             raise
+    log_run(out_dir, options.log_to)  # to --log-to's tracker; a failure only warns
+    return summary
 
 
 async def _run_locked(

@@ -127,6 +127,17 @@ class RunSettings(BaseModel):
             "completion, as reported); resume to go on.",
         ),
     ] = None
+    log_to: Annotated[
+        str | None,
+        Cli(flags=("--log-to",)),
+        Field(
+            pattern=r"^(mlflow|wandb)(:.+)?$",
+            description="Log the finished run (parameters, accuracy and its interval, counts "
+            "by status, the run folder's files) to a tracker: mlflow (MLFLOW_TRACKING_URI, "
+            "else ./mlruns), mlflow:URI (e.g. mlflow:file:///tmp/mlruns), wandb (offline "
+            "unless WANDB_MODE says otherwise), wandb:PROJECT. Changes no result.",
+        ),
+    ] = None
     use_cache: Annotated[
         bool,
         Cli(flags=("--cache/--no-cache",)),

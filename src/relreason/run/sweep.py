@@ -39,6 +39,8 @@ from relreason.run.sweep_file import (
     SweepOptions,
     load_sweep,
 )
+from relreason.run.sweep_roles import with_roles
+from relreason.run.tracking import check_target, in_sweep, log_folders
 from relreason.types import Task
 
 __all__ = [
@@ -114,6 +116,11 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
             check_chat(model.spec, model_options, options)
         except UsageError as error:
             raise DataError(str(path), str(error), item=f"models[{position}]") from None
+    for role, spec in sweep.roles.items():
+        try:  # a known spec
+            refuse_inapplicable(spec, ModelOptions())
+        except UsageError as error:
+            raise DataError(str(path), str(error), item=f"roles.{role}") from None
     planned: list[PlannedRun] = []
     seen: set[Path] = set()
     for position, entry in enumerate(sweep.runs):
@@ -126,7 +133,8 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
             for model in models:
                 try:
                     api = model.api or "chat"
-                    params = benchmark.for_model(benchmark.params(**cell), model.spec, api)
+                    given = with_roles(benchmark, sweep.roles, cell)
+                    params = benchmark.for_model(benchmark.params(**given), model.spec, api)
                     if params not in tasks:
                         tasks[params] = plan_task(
                             benchmark,
@@ -210,19 +218,28 @@ def run_sweep(
     if out is not None:
         sweep.out = out
     planned = plan_sweep(sweep, path=Path(path), data_dir=data_dir)
+    if sweep.options.log_to is not None:  # its tracker installed, before any cell runs
+        check_target(sweep.options.log_to)
     if ray is not None:
+        from relreason.records import utc_now
         from relreason.run.sweep_ray import run_on_ray
 
-        run_on_ray(
-            planned,
-            sweep.options,
-            ray,
-            show=show_progress,
-            rerun_changed=rerun_changed,
-            show_logs=ray_logs,
-        )
+        started, log_to = utc_now(), sweep.options.log_to
+        untracked = sweep.options.model_copy(update={"log_to": None})  # the driver logs
+        try:
+            run_on_ray(
+                planned,
+                untracked,
+                ray,
+                show=show_progress,
+                rerun_changed=rerun_changed,
+                show_logs=ray_logs,
+            )
+        finally:
+            log_folders([p.out_dir for p in planned], log_to, sweep.out, since=started)
     else:
-        run_coroutine(_arun_sweep(planned, sweep.options, data_dir, show_progress, rerun_changed))
+        cells = _arun_sweep(planned, sweep.options, data_dir, show_progress, rerun_changed)
+        run_coroutine(in_sweep(sweep.out, cells))  # each cell logged under the sweep
     from relreason.run.runs_table import collect
 
     return SweepResult(collect(sweep.out))

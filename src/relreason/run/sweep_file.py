@@ -107,6 +107,11 @@ class SweepFile(BaseModel):
     models: list[str | ModelEntry] = Field(min_length=1)
     runs: list[RunEntry] = Field(min_length=1)
     options: SweepOptions = Field(default_factory=SweepOptions)
+    roles: dict[str, str] = Field(
+        default_factory=dict,
+        description="Helper models by role (cleanup: SPEC), for every cell whose benchmark "
+        "takes that role (relreason.run.sweep_roles); a cell's own setting wins.",
+    )
 
 
 def _line_of(node: yaml.Node | None, loc: Sequence[int | str]) -> int | None:
@@ -157,9 +162,14 @@ def load_sweep(path: Path) -> SweepFile:
 
 
 def _check_entries(sweep: SweepFile, root: yaml.Node | None, path: Path) -> None:
-    """Each run entry names a registered benchmark and only its parameters (``DataError``
-    naming the line and field otherwise)."""
+    """Each run entry names a registered benchmark and only its parameters, and each role is
+    one a benchmark declares (``DataError`` naming the line and field otherwise)."""
     from relreason.benchmarks import names
+    from relreason.run.sweep_roles import known_roles, unknown_role_message
+
+    for role in sweep.roles:
+        if role not in known_roles():
+            _raise_at(path, root, ["roles", role], unknown_role_message(role))
 
     for position, entry in enumerate(sweep.runs):
         loc: list[int | str] = ["runs", position, "benchmark"]

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import Field, field_validator
 
 from relreason.benchmarks.base import Benchmark, BenchmarkParams
-from relreason.declare import Cli
+from relreason.declare import Cli, Role
 from relreason.types import EvalItem
 
 
@@ -29,6 +29,7 @@ class McrReading(BenchmarkParams):
     cleanup_model: Annotated[
         str | None,
         Cli(reading=True),
+        Role("cleanup"),
         Field(
             description="Paper reading: ask this model (a model spec) the official clean-up "
             "question where the paper's rule finds no letter or several, as the paper did "
