@@ -210,6 +210,45 @@ def test_a_server_rejecting_logprobs_is_asked_again_without_and_remembered(stub:
     assert asked == [True, False, False]
 
 
+@pytest.mark.server
+def test_neutral_sampling_is_sent_and_dropped_for_a_server_that_refuses_it(stub: ApiStub) -> None:
+    """llama-cpp-python's server penalises repeats unless told ``repeat_penalty: 1.0``; a server
+    that refuses the field by name (OpenAI's) is asked again without it, and never again."""
+    request = GenerationRequest("Q", GenerationParams(max_new_tokens=3, top_logprobs=2))
+    lenient = backend_for(stub)
+    assert run(lenient.generate, [request])[0].error is None
+    assert stub.requests[-1][2]["repeat_penalty"] == 1.0
+    stub.reject_unknown = True
+    strict = backend_for(stub)
+    first = run(strict.generate, [request])[0]
+    second = run(strict.generate, [request])[0]
+    assert first.text == second.text == greedy("Q", 3) and first.top_logprobs is not None
+    sent = [("repeat_penalty" in body, bool(body.get("logprobs"))) for _, _, body in stub.requests]
+    assert sent[1:] == [(True, True), (False, True), (False, True)]
+
+
+@pytest.mark.server
+def test_requests_go_through_aiohttp_when_it_is_installed(stub: ApiStub) -> None:
+    """The ``[openai]`` extra installs aiohttp; the SDK's own aiohttp client carries the requests
+    (the SDK vendors its httpx-aiohttp transport: no ``httpx_aiohttp`` package is needed)."""
+    aiohttp = pytest.importorskip("aiohttp")
+    backend = backend_for(stub)
+    request = GenerationRequest("Q", GenerationParams(max_new_tokens=2, top_logprobs=0))
+
+    async def main() -> tuple[Response, Any]:
+        try:
+            [response] = await backend.generate([request])
+            transport = backend._clients[0]._client._transport
+            return response, getattr(transport, "client", None)
+        finally:
+            await backend.aclose()
+
+    response, session = asyncio.run(main())
+    assert response.error is None and response.text == greedy("Q", 2)
+    assert isinstance(session, aiohttp.ClientSession)
+    assert session.closed  # aclose closed it
+
+
 TRANSIENT_FAULTS = {
     "429 retry-after seconds": (Fault(status=429, headers={"Retry-After": "7"}), 7.0),
     "503 retry-after-ms": (Fault(status=503, headers={"retry-after-ms": "1500"}), 1.5),
