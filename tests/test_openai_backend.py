@@ -30,6 +30,7 @@ from relreason.models.openai.backend import (
     continuation_positions,
     match_first_token,
 )
+from relreason.models.openai.choices import CHOICE_TOP_K, WIDE_TOP_K
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response
 from servers.anthropic_stub import ApiStub, Fault, greedy, top_k, toy_distribution, toy_logprob
 from servers.llama_server import LlamaServer, free_port, gguf_model_path, llama_cpp_missing
@@ -210,6 +211,45 @@ def test_a_server_rejecting_logprobs_is_asked_again_without_and_remembered(stub:
     assert asked == [True, False, False]
 
 
+@pytest.mark.server
+def test_neutral_sampling_is_sent_and_dropped_for_a_server_that_refuses_it(stub: ApiStub) -> None:
+    """llama-cpp-python's server penalises repeats unless told ``repeat_penalty: 1.0``; a server
+    that refuses the field by name (OpenAI's) is asked again without it, and never again."""
+    request = GenerationRequest("Q", GenerationParams(max_new_tokens=3, top_logprobs=2))
+    lenient = backend_for(stub)
+    assert run(lenient.generate, [request])[0].error is None
+    assert stub.requests[-1][2]["repeat_penalty"] == 1.0
+    stub.reject_unknown = True
+    strict = backend_for(stub)
+    first = run(strict.generate, [request])[0]
+    second = run(strict.generate, [request])[0]
+    assert first.text == second.text == greedy("Q", 3) and first.top_logprobs is not None
+    sent = [("repeat_penalty" in body, bool(body.get("logprobs"))) for _, _, body in stub.requests]
+    assert sent[1:] == [(True, True), (False, True), (False, True)]
+
+
+@pytest.mark.server
+def test_requests_go_through_aiohttp_when_it_is_installed(stub: ApiStub) -> None:
+    """The ``[openai]`` extra installs aiohttp; the SDK's own aiohttp client carries the requests
+    (the SDK vendors its httpx-aiohttp transport: no ``httpx_aiohttp`` package is needed)."""
+    aiohttp = pytest.importorskip("aiohttp")
+    backend = backend_for(stub)
+    request = GenerationRequest("Q", GenerationParams(max_new_tokens=2, top_logprobs=0))
+
+    async def main() -> tuple[Response, Any]:
+        try:
+            [response] = await backend.generate([request])
+            transport = backend._clients[0]._client._transport
+            return response, getattr(transport, "client", None)
+        finally:
+            await backend.aclose()
+
+    response, session = asyncio.run(main())
+    assert response.error is None and response.text == greedy("Q", 2)
+    assert isinstance(session, aiohttp.ClientSession)
+    assert session.closed  # aclose closed it
+
+
 TRANSIENT_FAULTS = {
     "429 retry-after seconds": (Fault(status=429, headers={"Retry-After": "7"}), 7.0),
     "503 retry-after-ms": (Fault(status=503, headers={"retry-after-ms": "1500"}), 1.5),
@@ -365,7 +405,9 @@ def test_score_choices_falls_back_to_the_first_token_when_echo_is_unusable(
     absent = next(ch for ch in reversed(list(toy_distribution(prompt))) if ch not in top)
     request = ChoiceRequest(prompt, {"A": best, "B": absent})
     [response] = run(backend.score_choices, [request])
-    assert response.choice_logprobs == {"A": top[best], "B": -math.inf}
+    # B, outside OpenAI's top 5, is scored from the wider request this server answers
+    expected = {"A": top[best], "B": toy_distribution(prompt)[absent]}
+    assert response.choice_logprobs == pytest.approx(expected)
     assert backend.choice_paths == {"first_token": 1}
     # Remembered: the next request does not try echo again.
     before = len(stub.requests)
@@ -381,14 +423,41 @@ def test_score_choices_falls_back_to_the_first_token_when_echo_is_unusable(
 def test_first_token_scoring_with_no_choice_in_the_top_k_is_a_failed_response(
     stub: ApiStub,
 ) -> None:
+    stub.max_top_logprobs = 20  # OpenAI's limit: the wider request is refused, and not repeated
     backend = backend_for(stub, choice_scoring="first_token")
     prompt = "Answer:"
     top = top_k(toy_distribution(prompt), 20)
     absent = [ch for ch in toy_distribution(prompt) if ch not in top][:2]
     request = ChoiceRequest(prompt, {"A": absent[0], "B": absent[1]})
+    for _ in range(2):
+        [response] = run(backend.score_choices, [request])
+        assert response.choice_logprobs is None and response.error is not None
+        assert "top-20" in response.error
+    asked = [body["top_logprobs"] for _, _, body in stub.requests]
+    assert asked == [20, WIDE_TOP_K, 20]
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("api", ["chat", "completions"])
+def test_first_token_scoring_asks_wider_for_a_choice_outside_the_top_k(
+    stub: ApiStub, api: str
+) -> None:
+    """A letter the model ranks below OpenAI's top-k is still scored where the server gives
+    more alternatives (llama.cpp's server: any number); the response records only the top-k."""
+    backend = backend_for(stub, choice_scoring="first_token", api=api)
+    prompt = "Answer:"
+    dist = toy_distribution(prompt)
+    k = CHOICE_TOP_K[api]
+    absent = [ch for ch in top_k(dist, len(dist)) if ch not in top_k(dist, k)][-2:]
+    request = ChoiceRequest(prompt, {"A": absent[0], "B": absent[1]})
     [response] = run(backend.score_choices, [request])
-    assert response.choice_logprobs is None and response.error is not None
-    assert "top-20" in response.error
+    assert response.error is None and response.choice_logprobs is not None
+    assert response.choice_logprobs == pytest.approx({"A": dist[absent[0]], "B": dist[absent[1]]})
+    assert response.top_logprobs is not None and len(response.top_logprobs[0]) == k
+    present = ChoiceRequest(prompt, {"A": next(iter(top_k(dist, 1)))})
+    run(backend.score_choices, [present])  # every choice in the top-k: one request
+    field = "top_logprobs" if api == "chat" else "logprobs"
+    assert [body[field] for _, _, body in stub.requests] == [k, WIDE_TOP_K, k]
 
 
 # ---------------------------------------------------------------- the real llama.cpp server

@@ -87,10 +87,24 @@ class Fault:
     delay: float = 0.0
 
 
+OPENAI_FIELDS = frozenset(
+    {
+        "model", "messages", "prompt", "max_tokens", "temperature", "stop", "seed", "logprobs",
+        "top_logprobs", "echo", "top_p", "n", "stream", "frequency_penalty", "presence_penalty",
+        "logit_bias", "user",
+    }
+)  # fmt: skip
+"""The request fields of OpenAI's chat and completions APIs that the backend may send."""
+
+
 class ApiStub:
     """The scripted API server, on a free port of 127.0.0.1, in a background thread.
 
     ``reject_logprobs``: answer 400 to any request asking for log-probabilities.
+    ``reject_unknown``: answer 400 naming the first field of a chat or completions request that
+    the OpenAI API does not define (what api.openai.com does).
+    ``max_top_logprobs``: answer 400 to a request for more alternatives per position (OpenAI
+    takes 20 on chat, 5 on completions); None: any number.
     ``echo_support``: ``"ok"`` (correct echo), ``"ignore"`` (answer as if echo were off) or
     ``"shifted"`` (each echoed token scored one position late, like llama-cpp-python).
     """
@@ -99,6 +113,8 @@ class ApiStub:
         self.script: deque[Fault] = deque()
         self.requests: list[tuple[str, dict[str, str], Any]] = []
         self.reject_logprobs = False
+        self.reject_unknown = False
+        self.max_top_logprobs: int | None = None
         self.echo_support = "ok"
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -145,7 +161,15 @@ class ApiStub:
                 "stop_sequence": None,
                 "usage": {"input_tokens": len(prompt.split()), "output_tokens": 9},
             }
+        unknown = [key for key in body if key not in OPENAI_FIELDS]
+        if self.reject_unknown and unknown:
+            message = f"Unrecognized request argument supplied: {unknown[0]}"
+            return 400, {"error": {"message": message, "type": "invalid_request_error"}}
         wants_logprobs = bool(body.get("logprobs"))
+        k = body.get("top_logprobs") if path.endswith("/chat/completions") else body.get("logprobs")
+        if self.max_top_logprobs is not None and isinstance(k, int) and k > self.max_top_logprobs:
+            message = f"logprobs must be at most {self.max_top_logprobs}"
+            return 400, {"error": {"message": message, "type": "invalid_request_error"}}
         if self.reject_logprobs and wants_logprobs:
             return 400, {"error": {"message": "logprobs are not supported", "type": "invalid"}}
         if path.endswith("/chat/completions"):

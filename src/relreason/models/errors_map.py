@@ -228,14 +228,14 @@ def translate(
         return from_status(
             int(exc.status_code), headers, _body_detail(exc), service=service, secrets=secrets
         )
-    if isinstance(exc, sdk.APITimeoutError):
+    if isinstance(exc, sdk.APITimeoutError) and not _no_connection(exc):
         return TransientError(f"{service}: request timed out")
-    if isinstance(exc, sdk.APIConnectionError):
+    if isinstance(exc, sdk.APIConnectionError):  # a refused connect may come as a time-out
         cause = exc.__cause__ or exc
         return TransientError(
             scrub(f"{service}: connection failed: {type(cause).__name__}: {cause}", secrets),
             connection=scrub(_connection_text(service, exc), secrets)
-            if _no_connection(cause)
+            if _no_connection(exc)
             else None,
         )
     if isinstance(exc, (sdk.APIResponseValidationError, *_UNREADABLE)):
@@ -257,12 +257,20 @@ def _refused_body(exc: BaseException) -> BodyRefusedError | None:
     return None
 
 
-def _no_connection(cause: BaseException) -> bool:
-    """Whether ``cause`` means no connection was made at all (refused, unknown host), not a
-    connection dropped mid-answer."""
-    if isinstance(cause, ConnectionRefusedError | socket.gaierror):
-        return True
-    return type(cause).__name__ == "ConnectError"
+def _no_connection(exc: BaseException) -> bool:
+    """Whether ``exc`` or what caused it means no connection was made at all (refused, unknown
+    host), not a connection dropped mid-answer. The SDK's aiohttp transport reports a refused
+    connection as a connect time-out caused by ``ConnectionRefusedError``."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError | socket.gaierror):
+            return True
+        if seen is not exc and type(seen).__name__ == "ConnectError":
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _connection_text(service: str, exc: BaseException) -> str:

@@ -57,6 +57,13 @@ log = logging.getLogger(__name__)
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MAX_TOP_LOGPROBS = {"chat": 20, "completions": 5}
 """The largest ``top_logprobs`` the OpenAI API accepts per endpoint; requests are clamped."""
+NEUTRAL_SAMPLING = {"repeat_penalty": 1.0}
+"""Sent with each generation request (``extra_body``): the sampling a server applies unless told
+otherwise, set to do nothing. llama-cpp-python's server penalises repeated tokens by default
+(``repeat_penalty`` 1.1), so its greedy texts were not the model's greedy texts (they wandered
+past the end of turn where ``gguf:`` with the same file stopped); vLLM's ``repetition_penalty``
+is already 1.0. A server that refuses the field (a 400/422 naming it, as OpenAI's does) is
+asked again without it, and not sent it again."""
 COOLDOWN_BASE_S = 1.0
 COOLDOWN_MAX_S = 30.0
 """A server that failed in a retryable way gets no new request (while another can take it)
@@ -146,6 +153,7 @@ class OpenAIBackend(ModelBackend):
         self._failures = [0] * len(urls)
         self._down_until = [0.0] * len(urls)
         self._logprobs_ok = True
+        self._neutral_ok = True
         self._choices = ChoiceScorer(
             self._call, model=model, api=api, spec=self.spec, choice_scoring=choice_scoring
         )
@@ -254,7 +262,9 @@ class OpenAIBackend(ModelBackend):
         finally:
             self._in_flight[index] -= 1
 
-    def _generation_kwargs(self, request: GenerationRequest, logprobs: bool) -> dict[str, Any]:
+    def _generation_kwargs(
+        self, request: GenerationRequest, logprobs: bool, neutral: bool
+    ) -> dict[str, Any]:
         params = request.params
         kwargs: dict[str, Any] = {
             "model": self.model,
@@ -265,6 +275,8 @@ class OpenAIBackend(ModelBackend):
             kwargs["stop"] = list(params.stop)
         if params.seed is not None:
             kwargs["seed"] = params.seed
+        if neutral:
+            kwargs["extra_body"] = dict(NEUTRAL_SAMPLING)
         k = min(params.top_logprobs, MAX_TOP_LOGPROBS[self.api])
         if self.api == "chat":
             kwargs["messages"] = chat_messages(request.prompt, request.chat)
@@ -279,12 +291,25 @@ class OpenAIBackend(ModelBackend):
     async def _generate_one(self, request: GenerationRequest) -> Response:
         start = time.perf_counter()
         logprobs = request.params.top_logprobs > 0 and self._logprobs_ok
-        try:
-            result = await self._call(self.api, **self._generation_kwargs(request, logprobs))
-        except APIRequestError as exc:
-            if not logprobs or exc.fatal or exc.status_code not in (400, 422):
-                raise
-            result = await self._call(self.api, **self._generation_kwargs(request, False))
+        neutral = self._neutral_ok
+        while True:
+            try:
+                kwargs = self._generation_kwargs(request, logprobs, neutral)
+                result = await self._call(self.api, **kwargs)
+                break
+            except APIRequestError as exc:
+                if exc.fatal or exc.status_code not in (400, 422):
+                    raise
+                if neutral and any(name in str(exc) for name in NEUTRAL_SAMPLING):
+                    neutral = False  # the server names the field it refuses
+                elif logprobs:
+                    logprobs = False
+                else:
+                    raise
+        if self._neutral_ok and not neutral:
+            log.warning("%s refused %s; asking without from now on", self.spec, NEUTRAL_SAMPLING)
+            self._neutral_ok = False
+        if request.params.top_logprobs > 0 and self._logprobs_ok and not logprobs:
             log.warning("%s rejected logprobs; asking without them from now on", self.spec)
             self._logprobs_ok = False
         choice = first_choice(result)
@@ -331,16 +356,19 @@ __all__ = [
 
 
 def _http_client(sdk: Any, limit: Callable[[], int]) -> dict[str, Any]:
-    """``{"http_client": ...}``: the aiohttp transport when the SDK can use aiohttp, else the
-    SDK's httpx client; either way with response bodies capped at ``limit()`` bytes."""
-    factory = sdk.DefaultAsyncHttpxClient
-    try:
-        import httpx_aiohttp  # noqa: F401  (what DefaultAioHttpClient needs)
-    except ImportError:
-        pass
-    else:
-        factory = getattr(sdk, "DefaultAioHttpClient", None) or factory
-    return {"http_client": capped_client(factory, limit)}
+    """``{"http_client": ...}``: the SDK's aiohttp client when aiohttp is installed, else the
+    SDK's httpx client; either way with response bodies capped at ``limit()`` bytes.
+
+    The SDK's ``DefaultAioHttpClient`` needs aiohttp and an httpx-aiohttp transport, which
+    recent SDKs vendor (older ones import the ``httpx_aiohttp`` package); without them it
+    raises ``RuntimeError`` when made, and the SDK's httpx client is used."""
+    aio = getattr(sdk, "DefaultAioHttpClient", None)
+    if aio is not None:
+        try:
+            return {"http_client": capped_client(aio, limit)}
+        except (RuntimeError, ImportError):
+            pass
+    return {"http_client": capped_client(sdk.DefaultAsyncHttpxClient, limit)}
 
 
 def build(name: str, spec: str, options: ModelOptions) -> OpenAIBackend:

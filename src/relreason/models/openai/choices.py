@@ -30,7 +30,13 @@ from relreason.types import ChoiceRequest, Response, Usage
 log = logging.getLogger("relreason.models.openai.backend")  # the backend's messages
 
 CHOICE_TOP_K = {"chat": 20, "completions": 5}
-"""How many first-token alternatives ``score_choices`` asks for when it cannot echo."""
+"""How many first-token alternatives ``score_choices`` asks for when it cannot echo (OpenAI's
+largest per endpoint); also how many a response records."""
+WIDE_TOP_K = 1000
+"""How many it asks for again when a continuation is not among those: servers that take more
+than OpenAI's limit (llama-cpp-python's server takes any number) then score the letters a model
+ranks low (0.1% of the vocabulary still leaves the items of a model that would rather answer
+"The" unscored). A server that refuses so many (400/422) is not asked again."""
 ECHO_TOLERANCE = 0.1
 """Largest gap (nats) between echoed and generated log-probabilities for echo to be trusted."""
 
@@ -134,6 +140,7 @@ class ChoiceScorer:
         self.choice_scoring: ChoiceScoring = choice_scoring
         self.choice_paths: Counter[str] = Counter()
         self._echo_ok: bool | None = None
+        self._wide_ok = True
         self._echo_lock = asyncio.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -182,10 +189,9 @@ class ChoiceScorer:
         return scores, first_tops
 
     async def _first_token_top(
-        self, prompt: str
+        self, prompt: str, k: int
     ) -> tuple[tuple[dict[str, float], ...] | None, Usage]:
-        """The first generated token's top alternatives after ``prompt``, and the usage."""
-        k = CHOICE_TOP_K[self.api]
+        """The first generated token's top-``k`` alternatives after ``prompt``, and the usage."""
         if self.api == "chat":
             result = await self._call(
                 "chat",
@@ -207,22 +213,44 @@ class ChoiceScorer:
         )
         return completion_top_logprobs(first_choice(result)), read_usage(result)
 
+    async def _first_token_scores(
+        self, request: ChoiceRequest, top: tuple[dict[str, float], ...] | None, usage: Usage
+    ) -> tuple[tuple[dict[str, float], ...] | None, Usage, int]:
+        """``top`` (OpenAI's number of alternatives), or ``WIDE_TOP_K`` of them asked for again
+        when a continuation is missing and the server has not refused so many; the number."""
+        k = CHOICE_TOP_K[self.api]
+        found = top[0] if top else {}
+        conts = request.continuations.values()
+        if not self._wide_ok or all(match_first_token(found, c) > -math.inf for c in conts):
+            return top, usage, k
+        try:
+            wide, more = await self._first_token_top(request.prompt, WIDE_TOP_K)
+        except APIRequestError as exc:
+            if exc.fatal or exc.status_code not in (400, 422):
+                raise
+            log.info("%s refused top-%d log-probabilities; asking top-%d", self.spec, WIDE_TOP_K, k)
+            self._wide_ok = False
+            return top, usage, k
+        total = Usage(usage.prompt_tokens + more.prompt_tokens, usage.completion_tokens)
+        return (wide or top), total, (WIDE_TOP_K if wide else k)
+
     def _first_token_response(
         self,
         request: ChoiceRequest,
-        top: tuple[dict[str, float], ...] | None,
-        usage: Usage,
+        scored: tuple[tuple[dict[str, float], ...] | None, Usage, int],
         latency: float,
     ) -> Response:
-        k = CHOICE_TOP_K[self.api]
-        if not top:
+        full, usage, k = scored
+        # the response records OpenAI's number of alternatives, however many were read
+        top = tuple(dict(list(p.items())[: CHOICE_TOP_K[self.api]]) for p in full or ())
+        if not full:
             return Response(
                 error=f"{self.spec}: the server returned no logprobs for choice scoring",
                 usage=usage,
                 latency_s=latency,
             )
         scores = {
-            letter: match_first_token(top[0], text)
+            letter: match_first_token(full[0], text)
             for letter, text in request.continuations.items()
         }
         missing = sorted(letter for letter, v in scores.items() if v == -math.inf)
@@ -265,8 +293,9 @@ class ChoiceScorer:
             self.choice_paths["echo"] += 1
             return Response(choice_logprobs=echoed[0], latency_s=time.perf_counter() - start)
         self.choice_paths["first_token"] += 1
-        top, usage = await self._first_token_top(request.prompt)
-        return self._first_token_response(request, top, usage, time.perf_counter() - start)
+        top, usage = await self._first_token_top(request.prompt, CHOICE_TOP_K[self.api])
+        scored = await self._first_token_scores(request, top, usage)
+        return self._first_token_response(request, scored, time.perf_counter() - start)
 
     async def _score_checking_echo(self, request: ChoiceRequest) -> Response:
         """Score by echo if the server echoes correctly, else by first token; remember which.
@@ -275,7 +304,7 @@ class ChoiceScorer:
         with the first token generated after the prompt.
         """
         start = time.perf_counter()
-        top, usage = await self._first_token_top(request.prompt)
+        top, usage = await self._first_token_top(request.prompt, CHOICE_TOP_K[self.api])
         echoed = await self._echo_scores(request)
         first = top[0] if top else {}
         if echoed is not None and any(echo_agrees(first, t, ECHO_TOLERANCE) for t in echoed[1]):
@@ -290,4 +319,5 @@ class ChoiceScorer:
         log.warning("%s: %s; scoring choices by first token from now on", self.spec, reason)
         self._echo_ok = False
         self.choice_paths["first_token"] += 1
-        return self._first_token_response(request, top, usage, time.perf_counter() - start)
+        scored = await self._first_token_scores(request, top, usage)
+        return self._first_token_response(request, scored, time.perf_counter() - start)
