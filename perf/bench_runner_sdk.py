@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,11 +54,12 @@ def start_server() -> tuple[subprocess.Popen[str], str]:
 def one_runner(url: str, concurrency: int, n: int, tag: str) -> tuple[float, float]:
     """(seconds, CPU-s) of the runner on ``n`` toy items at ``concurrency``."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from servers.fault_server import toy_task
-
+    from relreason.benchmarks.registry import names
     from relreason.models.openai.backend import OpenAIBackend
     from relreason.run.runner import RunOptions, run_task
+    from servers.fault_server import toy_task
 
+    names()  # what the command line has loaded before a run starts (bench_startup.py times it)
     work = Path(tempfile.mkdtemp(prefix="relreason-bench-"))
     backend = OpenAIBackend("bench", base_urls=[url], timeout=30)
     options = RunOptions(
@@ -83,16 +85,14 @@ def one_bare(url: str, concurrency: int, n: int, tag: str) -> tuple[float, float
     prompts = [item.prompt for item in toy_task(n, name=f"bench-{tag}").items]
 
     async def go() -> None:
-        extra: dict[str, object] = {}
+        extra: dict[str, Any] = {}
         try:
             import httpx_aiohttp  # noqa: F401
 
             extra["http_client"] = openai.DefaultAioHttpClient()
         except ImportError:
             pass
-        client = openai.AsyncOpenAI(
-            api_key="x", base_url=url, max_retries=0, timeout=30, **extra
-        )
+        client = openai.AsyncOpenAI(api_key="x", base_url=url, max_retries=0, timeout=30, **extra)
         gate = asyncio.Semaphore(concurrency)
 
         async def one(prompt: str) -> None:
@@ -118,8 +118,10 @@ def one_bare(url: str, concurrency: int, n: int, tag: str) -> tuple[float, float
 def measure(side: str, url: str, concurrency: int, n: int, tag: str) -> tuple[float, float]:
     """Run one side in a fresh process; return (items/s, CPU-s per item)."""
     done = subprocess.run(
-        [sys.executable, __file__, "--one", side, "--url", url, "--tag", tag]
-        + ["--items", str(n), "--concurrency", str(concurrency)],
+        [
+            *(sys.executable, __file__, "--one", side, "--url", url, "--tag", tag),
+            *("--items", str(n), "--concurrency", str(concurrency)),
+        ],
         capture_output=True,
         text=True,
         check=False,
