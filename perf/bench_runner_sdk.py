@@ -14,7 +14,8 @@ every thread, over the measured part only), the two sides alternate (A B, then B
 ``--rounds`` rounds, and the figures are medians. The machine is shared, so only the ratios
 within one run mean anything; the load average is printed with them.
 
-Usage: ``python perf/bench_runner_sdk.py [--items 1500] [--rounds 3] [--concurrency 1 8 64 256]``
+Usage: ``python perf/bench_runner_sdk.py [--items 1500] [--rounds 3] [--concurrency 1 8 64 256]
+[--baseline-src OTHER_TREE/src]`` (the last: the runner of another checkout, interleaved too).
 """
 
 from __future__ import annotations
@@ -115,8 +116,12 @@ def one_bare(url: str, concurrency: int, n: int, tag: str) -> tuple[float, float
     return time.perf_counter() - start, _cpu() - cpu
 
 
-def measure(side: str, url: str, concurrency: int, n: int, tag: str) -> tuple[float, float]:
-    """Run one side in a fresh process; return (items/s, CPU-s per item)."""
+def measure(
+    side: str, url: str, concurrency: int, n: int, tag: str, src: Path | None = None
+) -> tuple[float, float]:
+    """Run one side in a fresh process (relreason from ``src`` when given: a baseline); return
+    (items/s, CPU-s per item)."""
+    env = {**os.environ, "PYTHONPATH": str(src)} if src is not None else None
     done = subprocess.run(
         [
             *(sys.executable, __file__, "--one", side, "--url", url, "--tag", tag),
@@ -126,6 +131,7 @@ def measure(side: str, url: str, concurrency: int, n: int, tag: str) -> tuple[fl
         text=True,
         check=False,
         timeout=600,
+        env=env,
     )
     if done.returncode != 0:
         raise SystemExit(f"{side} c={concurrency} failed:\n{done.stderr[-3000:]}")
@@ -134,15 +140,17 @@ def measure(side: str, url: str, concurrency: int, n: int, tag: str) -> tuple[fl
 
 
 def compare(
-    concurrencies: list[int], n: int, rounds: int, url: str
+    concurrencies: list[int], n: int, rounds: int, url: str, baseline: Path | None = None
 ) -> dict[int, dict[str, list[tuple[float, float]]]]:
-    """Interleaved A/B: {concurrency: {side: [(items/s, CPU-s per item), ...]}}."""
+    """Interleaved A/B (A/B/C with a ``baseline`` source tree, side "before"):
+    {concurrency: {side: [(items/s, CPU-s per item), ...]}}."""
     found: dict[int, dict[str, list[tuple[float, float]]]] = {}
+    order = ["runner", "bare"] + (["before"] if baseline is not None else [])
     for r in range(rounds):
         for c in concurrencies:
-            sides = ["runner", "bare"] if r % 2 == 0 else ["bare", "runner"]
-            for side in sides:
-                figure = measure(side, url, c, n, f"r{r}c{c}{side}")
+            for side in order if r % 2 == 0 else order[::-1]:
+                which, src = ("runner", baseline) if side == "before" else (side, None)
+                figure = measure(which, url, c, n, f"r{r}c{c}{side}", src)
                 found.setdefault(c, {}).setdefault(side, []).append(figure)
     return found
 
@@ -163,15 +171,25 @@ def table(found: dict[int, dict[str, list[tuple[float, float]]]]) -> list[str]:
             f"| {c} | {run_rate:,.0f} | {bare_rate:,.0f} | {run_rate / bare_rate:.2f}x "
             f"| {run_cpu * 1000:.2f} | {bare_cpu * 1000:.2f} | {run_cpu / bare_cpu:.2f}x |"
         )
+        if "before" in sides:
+            old_rate = statistics.median(f[0] for f in sides["before"])
+            old_cpu = statistics.median(f[1] for f in sides["before"])
+            rows.append(
+                f"| {c} (baseline tree) | {old_rate:,.0f} | {bare_rate:,.0f} "
+                f"| {old_rate / bare_rate:.2f}x | {old_cpu * 1000:.2f} | {bare_cpu * 1000:.2f} "
+                f"| {old_cpu / bare_cpu:.2f}x |"
+            )
     return rows
 
 
-def run(concurrencies: list[int], n: int, rounds: int) -> tuple[list[str], dict[str, object]]:
+def run(
+    concurrencies: list[int], n: int, rounds: int, baseline: Path | None = None
+) -> tuple[list[str], dict[str, object]]:
     """Start the server, compare, stop it; return the table rows and the raw figures."""
     server, url = start_server()
     load = os.getloadavg()[0]
     try:
-        found = compare(concurrencies, n, rounds, url)
+        found = compare(concurrencies, n, rounds, url, baseline)
     finally:
         server.terminate()
         server.wait(10)
@@ -185,6 +203,11 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=1500)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 64, 256])
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        help="also measure the runner of another source tree (its src/ folder), interleaved",
+    )
     parser.add_argument("--one", choices=["runner", "bare"], help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--tag", default="x", help=argparse.SUPPRESS)
@@ -193,7 +216,7 @@ def main() -> None:
         side = one_runner if args.one == "runner" else one_bare
         print(json.dumps(side(args.url, args.concurrency[0], args.items, args.tag)))
         return
-    rows, raw = run(args.concurrency, args.items, args.rounds)
+    rows, raw = run(args.concurrency, args.items, args.rounds, args.baseline_src)
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
     print(f"load average: {raw['load_before']:.1f} before, {raw['load_after']:.1f} after\n")
     print("\n".join(rows))
