@@ -9,7 +9,8 @@ openai:bench --base-url URL --limit 1 --no-cache --no-progress`` (the official M
 ``--data-dir``). The two alternate for ``--rounds`` rounds; the figures are medians, and the
 load average is printed with them (only the ratio means anything on a shared machine).
 
-Usage: ``python perf/bench_startup.py --data-dir /work/shared/data [--rounds 3]``
+Usage: ``python perf/bench_startup.py --data-dir /work/shared/data [--rounds 3]
+[--baseline-src OTHER_TREE/src]`` (the last: relreason of another checkout too, interleaved).
 """
 
 from __future__ import annotations
@@ -79,18 +80,23 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet."""
 
 
-def first_request(command: list[str], server: _Server) -> float:
-    """Seconds from starting ``command`` to the server's first request."""
+def first_request(command: list[str], server: _Server, src: Path | None = None) -> float:
+    """Seconds from starting ``command`` (relreason from ``src`` when given) to the server's
+    first request."""
     server.first = None
+    env = {**os.environ, "PYTHONPATH": str(src)} if src is not None else None
     start = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=300, check=False, env=env
+    )
     if done.returncode != 0 or server.first is None:
         raise SystemExit(f"{command[:4]} failed ({done.returncode}):\n{done.stderr[-2000:]}")
     return server.first - start
 
 
-def measure(data_dir: Path, rounds: int) -> dict[str, list[float]]:
-    """{side: [seconds to the first request, ...]} over ``rounds`` alternating rounds."""
+def measure(data_dir: Path, rounds: int, baseline: Path | None = None) -> dict[str, list[float]]:
+    """{side: [seconds to the first request, ...]} over ``rounds`` alternating rounds (side
+    "before": relreason from the ``baseline`` source tree, when given)."""
     server = _Server(("127.0.0.1", 0), _Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -105,12 +111,17 @@ def measure(data_dir: Path, rounds: int) -> dict[str, list[float]]:
             *("--data-dir", str(data_dir)),
         ],
     }
-    found: dict[str, list[float]] = {"bare": [], "relreason": []}
+    order = ["bare", "relreason"] + (["before"] if baseline is not None else [])
+    found: dict[str, list[float]] = {side: [] for side in order}
     try:
         for r in range(rounds):
-            for side in ("bare", "relreason") if r % 2 == 0 else ("relreason", "bare"):
-                command = sides[side] + (["--out", str(work / f"r{r}")] if side != "bare" else [])
-                found[side].append(first_request(command, server))
+            for side in order if r % 2 == 0 else order[::-1]:
+                if side == "bare":
+                    command = sides["bare"]
+                else:
+                    command = [*sides["relreason"], "--out", str(work / f"r{r}{side}")]
+                src = baseline if side == "before" else None
+                found[side].append(first_request(command, server, src))
     finally:
         server.shutdown()
         server.server_close()
@@ -122,16 +133,24 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", type=Path, default=Path("/work/shared/data"))
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--baseline-src", type=Path, help="also time relreason from another tree's src/"
+    )
     args = parser.parse_args()
     load = os.getloadavg()[0]
-    found = measure(args.data_dir, args.rounds)
-    bare, ours = statistics.median(found["bare"]), statistics.median(found["relreason"])
+    found = measure(args.data_dir, args.rounds, args.baseline_src)
+    bare = statistics.median(found["bare"])
     print(f"load average: {load:.1f} before, {os.getloadavg()[0]:.1f} after\n")
-    print("| to the first request | median s | all runs (s) |\n|---|---|---|")
-    for side, label in (("bare", "bare openai SDK script"), ("relreason", "relreason run")):
-        runs = ", ".join(f"{s:.2f}" for s in found[side])
-        print(f"| {label} | {statistics.median(found[side]):.2f} | {runs} |")
-    print(f"\nratio relreason / bare SDK: {ours / bare:.2f}x")
+    print("| to the first request | median s | vs bare SDK | all runs (s) |\n|---|---|---|---|")
+    labels = {
+        "bare": "bare openai SDK script",
+        "relreason": "relreason run",
+        "before": "relreason run (baseline tree)",
+    }
+    for side, times in found.items():
+        runs = ", ".join(f"{s:.2f}" for s in times)
+        median = statistics.median(times)
+        print(f"| {labels[side]} | {median:.2f} | {median / bare:.2f}x | {runs} |")
 
 
 if __name__ == "__main__":
