@@ -158,7 +158,7 @@ def main() -> None:
         f"{' '.join(f'{x:.1f}' for x in after)} at end",
         "",
     ]
-    entry = "\n".join(head) + "\n".join(sections)
+    entry = "\n".join(head) + "\n" + "\n".join(sections)
     print(entry)
     text = args.results.read_text(encoding="utf-8") if args.results.is_file() else ""
     marker = "<!-- entries: newest first -->\n"
