@@ -19,13 +19,31 @@ _SECRET_SHAPE = re.compile(r"\b(sk-[A-Za-z0-9_\-]{8,})")
 _SECRET_KEY = re.compile(r"key|secret|token|password", flags=re.IGNORECASE)
 
 
+_names: list[Any] = [None, ()]  # [the environment's names when last read, the secret ones]
+
+
+def _secret_names() -> tuple[str, ...]:
+    """The names of ``*_API_KEY``/``*_TOKEN``/``*_SECRET`` environment variables, read again
+    whenever the set of names changes (one C-level comparison per call: this is on every
+    record's path, and decoding the whole environment per record cost more than the rest)."""
+    data = getattr(os.environ, "_data", None)
+    if data is None:  # not CPython's os.environ: read it every time
+        return tuple(n for n in os.environ if _SECRET_NAME.search(n))
+    if _names[0] is None or data.keys() != _names[0]:
+        _names[0] = frozenset(data.keys())
+        _names[1] = tuple(n for n in os.environ if _SECRET_NAME.search(n))
+    names: tuple[str, ...] = _names[1]
+    return names
+
+
 def scrub_secrets(text: str) -> str:
     """Return ``text`` with the values of ``*_API_KEY``/``*_TOKEN``/``*_SECRET`` environment
     variables and anything shaped like an ``sk-...`` key replaced by ``***``."""
-    for name, value in os.environ.items():
-        if _SECRET_NAME.search(name) and len(value) >= 6 and value in text:
+    for name in _secret_names():
+        value = os.environ.get(name, "")
+        if len(value) >= 6 and value in text:
             text = text.replace(value, "***")
-    return _SECRET_SHAPE.sub("***", text)
+    return _SECRET_SHAPE.sub("***", text) if "sk-" in text else text
 
 
 def scrub_json(value: Any) -> Any:

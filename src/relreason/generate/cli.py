@@ -17,12 +17,6 @@ from rich.console import Console
 from rich.markup import escape
 
 from relreason.errors import RelreasonError, UsageError
-from relreason.generate.audit import audit, table
-from relreason.generate.compose import DOMAINS, ComposeOptions, compose
-from relreason.generate.converse import converse as build_converse
-from relreason.generate.lexicon import LANGUAGES
-from relreason.generate.records import write_items
-from relreason.generate.verify import verify
 
 generate_app = typer.Typer(
     no_args_is_help=True,
@@ -95,6 +89,10 @@ def compose_command(
     count: Annotated[int, typer.Option(help="Questions per language.")] = 100,
 ) -> None:
     """Write MCR-format questions whose answers a solver proved from their formal premises."""
+    from relreason.generate.compose import DOMAINS, ComposeOptions, compose
+    from relreason.generate.lexicon import LANGUAGES
+    from relreason.generate.records import write_items
+
     languages = parse_choice(language, LANGUAGES, "language")
     domains = parse_choice(domain, DOMAINS, "domain")
     started = time.perf_counter()
@@ -123,6 +121,8 @@ def verify_command(
     file: Annotated[Path, typer.Argument(help="A file written by compose.")],
 ) -> None:
     """Re-prove every question of FILE with the solver; exit 2 listing the problems."""
+    from relreason.generate.verify import verify
+
     problems = verify(file)
     if problems:
         for problem in problems:
@@ -147,8 +147,10 @@ def audit_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """Score surface rules and trained probes (no reasoning) on FILE against chance, overall,
-    per domain and per language; exit 1 if one beats or trails chance (its 95% interval, the
-    groups' widened for their number, leaves chance out)."""
+    per domain and per language; exit 1 if a rule beats or trails chance, or a probe beats it
+    (its 95% interval, the groups' widened for their number, leaves chance out)."""
+    from relreason.generate.audit import audit, table
+
     result = audit(file, train, probes)
     if as_json:
         typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
@@ -168,6 +170,8 @@ def converse_command(
     """Build ConvRe files from your own triples; run them with --data-dir OUT."""
     if subset_size < 1:
         raise UsageError(f"--subset-size must be >= 1, got {subset_size}")
+    from relreason.generate.converse import converse as build_converse
+
     folder = build_converse(definitions, triples, out, subset_size=subset_size)
     err.print(f"wrote the ConvRe files to {escape(str(folder))}; use --data-dir {escape(str(out))}")
 

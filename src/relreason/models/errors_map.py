@@ -312,4 +312,6 @@ async def gather_guarded(
                 raise
             return Response(error=str(exc), latency_s=time.perf_counter() - start)
 
+    if single:  # no task to make (the runner sends API requests one at a time)
+        return [await guarded(requests[0])]
     return list(await asyncio.gather(*(guarded(r) for r in requests)))

@@ -17,7 +17,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +34,14 @@ under the same name."""
 
 _READ_CHUNK = 500  # keys per ``WHERE key IN (...)`` (SQLite allows 32766 variables)
 _SCHEMA = "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+_FIELDS = fields(Response)
+_USAGE_FIELDS = fields(Usage)
 
 
 def response_to_json(response: Response) -> dict[str, Any]:
     """Return a JSON-ready dict of ``response`` (tuples become lists)."""
-    data = asdict(response)
+    data = {f.name: getattr(response, f.name) for f in _FIELDS}  # asdict() deep-copies
+    data["usage"] = {f.name: getattr(response.usage, f.name) for f in _USAGE_FIELDS}
     if response.top_logprobs is not None:
         data["top_logprobs"] = [dict(p) for p in response.top_logprobs]
     if response.choice_logprobs is not None:

@@ -194,6 +194,49 @@ class CallPath:
                 return await self.backend.generate(generation)
 
         timeout = self.options.request_timeout if self.batch_size == 1 else None
+        attempts = 1
+        try:  # the first attempt outside tenacity: most calls need no other (and its set-up
+            # per call cost more than the rest of the call path)
+            responses = await self._attempt(call, n, tokens, timeout)
+        except RelreasonError:
+            raise
+        except (TransientError, TimeoutError) as error:
+            if self.options.max_retries == 0:
+                raise CallFailed(_error_text(error, self.options.request_timeout), 1) from None
+            responses, attempts = await self._retry(call, n, tokens, timeout, error)
+        except Exception as error:
+            raise CallFailed(_error_text(error, self.options.request_timeout), 1) from None
+        if len(responses) != n:
+            message = f"backend returned {len(responses)} responses for {n} requests"
+            raise CallFailed(message, attempts)
+        if self.served is None:
+            self.served = next((r.served_model for r in responses if r.served_model), None)
+        if self.budget is not None:
+            self.budget.spend(r.usage for r in responses)
+        used = sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in responses)
+        if used > tokens:  # charged at most one minute's budget (a server may report nonsense)
+            await self.limits.add_tokens(used - tokens)
+        return [self._checked(r) for r in responses], attempts
+
+    async def _attempt(
+        self, call: Callable[[], Any], n: int, tokens: int, timeout: float | None
+    ) -> list[Response]:
+        if self._tripped is not None:
+            raise self._tripped
+        await self.limits.acquire(n, tokens)
+        async with self.semaphore:
+            return await self._guarded(call, timeout)
+
+    async def _retry(
+        self,
+        call: Callable[[], Any],
+        n: int,
+        tokens: int,
+        timeout: float | None,
+        first: BaseException,
+    ) -> tuple[list[Response], int]:
+        """The attempts after a first one that failed with ``first`` (tenacity: backoff or
+        Retry-After, ``max_retries`` in all); return the responses and the attempts made."""
         retrying = AsyncRetrying(
             retry=retry_if_exception_type((TransientError, TimeoutError)),
             stop=stop_after_attempt(self.options.max_retries + 1),
@@ -207,30 +250,20 @@ class CallPath:
             reraise=True,
         )
         attempts = 0
+        failed: BaseException | None = first
         try:
             async for attempt in retrying:
                 with attempt:
                     attempts += 1
-                    if self._tripped is not None:
-                        raise self._tripped
-                    await self.limits.acquire(n, tokens)
-                    async with self.semaphore:
-                        responses = await self._guarded(call, timeout)
+                    if failed is not None:  # attempt 1, made already: its error, again
+                        error, failed = failed, None
+                        raise error
+                    responses = await self._attempt(call, n, tokens, timeout)
         except RelreasonError:
             raise
         except Exception as error:
             raise CallFailed(_error_text(error, self.options.request_timeout), attempts) from None
-        if len(responses) != n:
-            message = f"backend returned {len(responses)} responses for {n} requests"
-            raise CallFailed(message, attempts)
-        if self.served is None:
-            self.served = next((r.served_model for r in responses if r.served_model), None)
-        if self.budget is not None:
-            self.budget.spend(r.usage for r in responses)
-        used = sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in responses)
-        if used > tokens:  # charged at most one minute's budget (a server may report nonsense)
-            await self.limits.add_tokens(used - tokens)
-        return [self._checked(r) for r in responses], attempts
+        return responses, attempts
 
     def _checked(self, response: Response) -> Response:
         """A response safe to record: text that is not a string becomes a failure saying so,
@@ -264,7 +297,8 @@ class CallPath:
         if self._tripped is not None:
             raise self._tripped
         try:
-            responses: list[Response] = await asyncio.wait_for(call(), timeout)
+            async with asyncio.timeout(timeout):  # no task per call (wait_for makes one)
+                responses: list[Response] = await call()
         except TransientError as error:
             if error.connection is None:
                 self._got_through()

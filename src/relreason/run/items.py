@@ -38,6 +38,7 @@ class _Item:
     cached: bool = True
     error: str | None = None
     looked_up: bool = False  # stage 1 already missed the cache
+    key: str | None = None  # stage 1's cache key, once made
     second_prompt: str | None = None
 
 
@@ -122,7 +123,10 @@ class ItemPath:
         if stage == 2:
             for w, p in zip(work, prompts, strict=True):
                 w.second_prompt = p
-        keys = [self._key(w.item, p, stage) for w, p in zip(work, prompts, strict=True)]
+        keys = [
+            (w.key if stage == 1 and w.key is not None else self._key(w.item, p, stage))
+            for w, p in zip(work, prompts, strict=True)
+        ]
         fresh = [k for w, k in zip(work, keys, strict=True) if stage == 2 or not w.looked_up]
         hits = self.calls.lookup(fresh) if fresh else {}
         missing = [(w, p, k) for w, p, k in zip(work, prompts, keys, strict=True) if k not in hits]
@@ -210,6 +214,7 @@ class ItemPath:
                     self.finish(w)
                 else:
                     w.looked_up = True
+                    w.key = k
                     rest.append(w)
             work = rest
         if self.options.scoring != "logprob":
