@@ -77,6 +77,7 @@ def one_runner(url: str, concurrency: int, n: int, tag: str) -> tuple[float, flo
 def one_bare(url: str, concurrency: int, n: int, tag: str) -> tuple[float, float]:
     """(seconds, CPU-s) of a bare SDK loop sending the runner's requests for ``n`` items."""
     import asyncio
+    import contextlib
 
     import openai
 
@@ -87,10 +88,9 @@ def one_bare(url: str, concurrency: int, n: int, tag: str) -> tuple[float, float
 
     async def go() -> None:
         extra: dict[str, Any] = {}
-        try:  # the same rule as relreason's backend: the SDK's aiohttp client where it works
+        # the same rule as relreason's backend: the SDK's aiohttp client where it works
+        with contextlib.suppress(RuntimeError, ImportError):
             extra["http_client"] = openai.DefaultAioHttpClient()
-        except (RuntimeError, ImportError):
-            pass
         client = openai.AsyncOpenAI(api_key="x", base_url=url, max_retries=0, timeout=30, **extra)
         gate = asyncio.Semaphore(concurrency)
 
