@@ -190,3 +190,35 @@ def test_pass_at_k_bounds(n: int, data: st.DataObject) -> None:
     values = [pass_at_k(n, c, k) for k in range(1, n + 1)]
     assert math.isclose(values[0], c / n) and values == sorted(values)
     assert values[-1] == (1.0 if c else 0.0)
+
+
+def test_a_sweep_takes_epochs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(
+        f"out: {tmp_path / 'sweep'}\nmodels: [first]\n"
+        "runs:\n  - {benchmark: compose, language: en, method: zs}\n"
+        "options: {limit: 3, epochs: 2}\n"
+    )
+    _run(["sweep", str(sweep), "--no-progress"])
+    (folder,) = [p.parent for p in (tmp_path / "sweep").rglob("records.jsonl")]
+    records = _records(folder)
+    assert sorted((r["labels"]["epoch_base"], r["labels"]["epoch"]) for r in records) == [
+        (b, e) for b in range(3) for e in range(2)
+    ]
+    epochs = json.loads((folder / "summary.json").read_text())["extra"]["epochs"]
+    # "first" answers alike in every epoch: no spread, every reducer equal
+    assert epochs["epoch_sd"] == 0.0
+    assert epochs["mean"] == epochs["majority"] == epochs["at_least_one"]
+    capsys.readouterr()
+    _run(["report", str(tmp_path / "sweep"), "--json"])
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert row["n"] == 6
+
+
+def test_evaluate_takes_epochs(tmp_path: Path) -> None:
+    import relreason
+
+    result = relreason.evaluate("compose", "first", out=tmp_path / "run", limit=2, epochs=2)
+    assert result.summary.n == 4 and result.summary.extra["epochs"]["items"] == 2
+    with pytest.raises(UsageError, match="--epochs"):
+        relreason.evaluate("compose", "first", out=tmp_path / "bad", limit=2, epochs=0)
