@@ -212,7 +212,10 @@ def test_a_sweep_takes_epochs(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     capsys.readouterr()
     _run(["report", str(tmp_path / "sweep"), "--json"])
     (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert row["n"] == 6
+    assert row["n"] == 6 and (row["epochs"], row["epoch_sd"]) == (2, 0.0)
+    assert row["majority"] == row["pass_at_n"] == epochs["majority"]
+    _run(["report", str(tmp_path / "sweep")])
+    assert "epochs" in capsys.readouterr().out  # the set-up column of the runs table
 
 
 def test_evaluate_takes_epochs(tmp_path: Path) -> None:
