@@ -68,7 +68,8 @@ def evaluate(
     ``task="re2text", setting=9``), run options (``relreason.run.settings.RunSettings``:
     ``scoring``, ``limit``, ``concurrency``, ``requests_per_minute``, ``use_cache``,
     ``permute`` (``"cyclic"``, ``"reverse"``, ``"all"`` or a number: each item under several
-    option orders), ...) and backend options (``ModelOptions``: ``base_urls``, ``api``,
+    option orders), ``epochs`` (each item N times, for sampling variance), ...) and backend
+    options (``ModelOptions``: ``base_urls``, ``api``,
     ``chat_template``, ...). The run is composed and run as the command line's is
     (``relreason.run.plan.plan_run``, ``run_task``). Raises ``UsageError``/``DataError`` like
     the command line.
@@ -83,7 +84,8 @@ def evaluate(
         for declaration in (bench.params_model, RunSettings, ModelOptions)
     )
     permute = run_values.pop("permute", None)
-    unknown = set(options) - {*params_values, *run_values, *model_values, "permute"}
+    epochs = run_values.pop("epochs", None)
+    unknown = set(options) - {*params_values, *run_values, *model_values, "permute", "epochs"}
     if unknown:
         raise UsageError(f"unknown option(s) for evaluate: {', '.join(sorted(unknown))}")
     folder_data = None if data_dir is None else Path(data_dir)
@@ -95,6 +97,7 @@ def evaluate(
         run_values,
         data_dir=folder_data,
         permute=None if permute is None else str(permute),
+        epochs=epochs,
         out=None if out is None else Path(out),
     )
     summary = run_task(

@@ -12,6 +12,7 @@ import pandas as pd
 
 KNOBS: dict[str, Callable[[Any], str]] = {
     "permute": lambda v: f"permute {v}",
+    "epochs": lambda v: f"{int(v)} epochs",
     "api": lambda v: f"{v} API",
     "chat_template": lambda v: "chat template" if v else "no chat template",
     "max_new_tokens": lambda v: f"max {int(v)} tokens",
@@ -21,7 +22,8 @@ KNOBS: dict[str, Callable[[Any], str]] = {
 """Set-up knobs that name a run in tables when runs of one model in one cell differ in them."""
 
 SETUP_COLUMNS: tuple[str, ...] = (
-    *("neutral", "subset", "permute", "sample", "limit", "reader", "scoring", "mode"),
+    *("neutral", "subset", "permute", "epochs", "sample", "limit", "reader", "scoring"),
+    "mode",
     *("api", "chat_template", "max_new_tokens", "temperature"),
 )
 """The columns listed wherever runs are (those that vary, or that any run sets)."""
@@ -32,9 +34,11 @@ def _missing(value: Any) -> bool:
 
 
 def _cell(description: str) -> str:
-    """The cell a run fills: its task description without ``permute`` (a set-up knob)."""
+    """The cell a run fills: its task description without ``permute`` and ``epochs`` (set-up
+    knobs)."""
     data = json.loads(description or "{}")
     data.pop("permute", None)
+    data.pop("epochs", None)
     return json.dumps(data, sort_keys=True)
 
 
@@ -71,9 +75,14 @@ def setup_columns(runs: pd.DataFrame) -> list[str]:
             continue
         values = runs[column].map(lambda v: None if _missing(v) else v)
         distinct = values.astype(str).nunique()
-        set_somewhere = column in ("neutral", "subset", "permute", "sample", "limit") and any(
-            bool(v) for v in values if v is not None
-        )
+        set_somewhere = column in (
+            "neutral",
+            "subset",
+            "permute",
+            "epochs",
+            "sample",
+            "limit",
+        ) and any(bool(v) for v in values if v is not None)
         if distinct > 1 or set_somewhere:
             shown.append(column)
     return shown

@@ -164,6 +164,7 @@ def _run_command(bench: Benchmark[Any]) -> Callable[..., None]:
             cfg.run_values(),
             data_dir=cfg.data_dir,
             permute=cfg.permute,
+            epochs=cfg.epochs,
             out=cfg.out,
         )
         execute(plan, cfg)

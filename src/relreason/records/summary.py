@@ -151,7 +151,17 @@ def summarize(
     if audit is not None:
         summary.extra["reading_audit"] = audit
     _add_permutation(summary, records)
+    _add_epochs(summary, records)
     return summary
+
+
+def _add_epochs(summary: RunSummary, records: list[Record]) -> None:
+    """Epoch figures (``--epochs`` runs only) go in ``extra["epochs"]``."""
+    from relreason.records.epochs import epoch_stats
+
+    stats = epoch_stats(records)
+    if stats is not None:
+        summary.extra["epochs"] = stats
 
 
 def _add_permutation(summary: RunSummary, records: list[Record]) -> None:
@@ -283,6 +293,10 @@ def format_summary(summary: RunSummary, *, max_label_values: int | None = None) 
         from relreason.records.permutation import format_permutation
 
         lines += format_permutation(summary.extra["permutation"])
+    if "epochs" in summary.extra:
+        from relreason.records.epochs import format_epochs
+
+        lines += format_epochs(summary.extra["epochs"])
     if summary.failed:
         lines += wrap_line(
             f"{summary.failed} item(s) failed; most common error "

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from relreason.benchmarks.epochs import EPOCH_LABEL
 from relreason.records import Record, RecordWriter, make_record
 from relreason.redact import scrub_secrets
 from relreason.run.budget import BudgetReachedError
@@ -21,7 +22,14 @@ from relreason.run.calls import CallFailed, CallPath, Request
 from relreason.run.chat import conversation
 from relreason.run.events import Event, ItemFinished
 from relreason.run.options import RunOptions
-from relreason.types import ChoiceRequest, EvalItem, GenerationRequest, Response, Task
+from relreason.types import (
+    ChoiceRequest,
+    EvalItem,
+    GenerationParams,
+    GenerationRequest,
+    Response,
+    Task,
+)
 
 PREPARE_SLICE = 256
 """Items whose choice requests a local model prepares at once (``prepare_choices``)."""
@@ -76,7 +84,7 @@ class ItemPath:
         if stage == 2:
             return GenerationRequest(
                 prompt,
-                self.second_params,
+                dataclasses.replace(self.second_params, seed=self._params(item).seed),
                 choices=item.choices,
                 reference=item.gold,
                 chat=conversation(item, prompt, self.options),
@@ -85,11 +93,19 @@ class ItemPath:
             return self._choice_request(item)
         return GenerationRequest(
             item.prompt,
-            self.options.params,
+            self._params(item),
             choices=item.choices,
             reference=item.gold,
             chat=conversation(item, item.prompt, self.options),
         )
+
+    def _params(self, item: EvalItem) -> GenerationParams:
+        """The item's generation parameters: under ``--epochs``, epoch e asks with seed + e."""
+        epoch = item.labels.get(EPOCH_LABEL)
+        if not isinstance(epoch, int):
+            return self.options.params
+        seed = (self.options.params.seed or 0) + epoch
+        return dataclasses.replace(self.options.params, seed=seed)
 
     def _choice_request(self, item: EvalItem) -> ChoiceRequest:
         return ChoiceRequest(
@@ -104,6 +120,8 @@ class ItemPath:
         chat = conversation(item, prompt, self.options)
         if chat:  # only then: the keys of runs without a conversation stay as they were
             extra["chat"] = [list(turn) for turn in chat]
+        if EPOCH_LABEL in item.labels:  # only under --epochs N > 1: other keys stay as they were
+            extra["epoch"] = item.labels[EPOCH_LABEL]
         if self.options.scoring == "logprob" and stage == 1:
             extra["continuations"] = self.task.continuations(item)
             return self.calls.key("score_choices", prompt, extra)

@@ -60,11 +60,14 @@ class Bound:
         return bound
 
 
+TASK_OPTIONS = ("permute", "epochs")
+"""Run settings that change the task (its items), not how it is run."""
+
 BOUNDS: dict[str, Bound] = {
     **{
         name: bound
         for name, info in RunSettings.model_fields.items()
-        if (bound := Bound.of(info)) is not None
+        if name not in TASK_OPTIONS and (bound := Bound.of(info)) is not None
     },
     "max_connection_failures": Bound(1),  # the circuit breaker's; set in Python only
 }
@@ -183,9 +186,10 @@ def _fits(per_minute: float | None, max_wait: float) -> bool:
     return 60 / per_minute <= max_wait
 
 
-FLAT_RUN_OPTIONS = tuple(name for name in RunSettings.model_fields if name != "permute")
+FLAT_RUN_OPTIONS = tuple(name for name in RunSettings.model_fields if name not in TASK_OPTIONS)
 """The run options by the one name each has on the command line, in sweep files and here
-(:class:`RunSettings`'s fields; ``permute`` changes the task, not how it is run)."""
+(:class:`RunSettings`'s fields; ``permute`` and ``epochs`` change the task, not how it is
+run)."""
 
 
 def run_options_from(values: Mapping[str, Any], task: Task | None = None) -> RunOptions:

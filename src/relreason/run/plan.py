@@ -67,13 +67,16 @@ def plan_task(
     api: str = "chat",
     data_dir: Path | None = None,
     permute: str | None = None,
+    epochs: int | None = None,
 ) -> Task:
     """The task ``model`` runs: ``params`` completed for the model (``Benchmark.for_model``),
-    every parameter recorded, asked under the option orders ``permute`` names."""
+    every parameter recorded, asked under the option orders ``permute`` names, each item
+    ``epochs`` times."""
+    from relreason.benchmarks.epochs import epoch_task
     from relreason.benchmarks.registry import permuted
 
     params = benchmark.for_model(params, model, api)
-    return permuted(build_recorded(benchmark, params, data_dir), permute)
+    return epoch_task(permuted(build_recorded(benchmark, params, data_dir), permute), epochs)
 
 
 def default_folder(task: Task, model: str) -> Path:
@@ -102,6 +105,7 @@ def plan_run(
     *,
     data_dir: Path | None = None,
     permute: str | None = None,
+    epochs: int | None = None,
     out: Path | None = None,
 ) -> Plan:
     """Compose one run of the command line or ``evaluate``: the task of ``params`` for
@@ -114,7 +118,13 @@ def plan_run(
 
     refuse_unavailable_device(model, model_options)
     task = plan_task(
-        benchmark, params, model, api=model_options.api, data_dir=data_dir, permute=permute
+        benchmark,
+        params,
+        model,
+        api=model_options.api,
+        data_dir=data_dir,
+        permute=permute,
+        epochs=epochs,
     )
     options = run_options_from(run_values, task)
     options.validate()
@@ -134,11 +144,12 @@ def task_from_description(
     parameters as passed (``params``, validated back by the benchmark's model), or, for a
     folder written before they were stored, from its fields (``params_from_description``);
     for the model ``spec`` when given, with its option orders when it was run with
-    ``--permute``.
+    ``--permute`` and its epochs when it was run with ``--epochs``.
 
     Raises ``UsageError`` when it names no registered benchmark or lacks a field.
     """
     from relreason import benchmarks
+    from relreason.benchmarks.epochs import epoch_task
     from relreason.benchmarks.registry import permuted
 
     name = description.get("benchmark")
@@ -151,11 +162,14 @@ def task_from_description(
     recorded = description.get(PARAMS_KEY)
     how = description.get("permute")
     how = None if how is None else str(how)
+    epochs = description.get("epochs")
     if isinstance(recorded, Mapping):  # every parameter, as passed at run time
         params = benchmark.recorded_params(benchmark.params(**recorded), description)
         if spec is None:
-            return permuted(build_recorded(benchmark, params, data_dir), how)
-        return plan_task(benchmark, params, spec, api=api, data_dir=data_dir, permute=how)
+            return epoch_task(permuted(build_recorded(benchmark, params, data_dir), how), epochs)
+        return plan_task(
+            benchmark, params, spec, api=api, data_dir=data_dir, permute=how, epochs=epochs
+        )
     params = benchmark.params_from_description(description)  # an older folder
     if spec is not None:
         params = benchmark.for_model(params, spec, api)

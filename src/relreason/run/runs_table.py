@@ -16,7 +16,8 @@ def collect(out: Path) -> list[dict[str, Any]]:
     """Return one row per run folder under ``out``: model, benchmark, task (or language),
     setting (or method), accuracy, n, failed, complete, folder (and for ``--permute`` runs:
     permute, consistency, all_orders (right in every order), top_position (the share of the
-    position chosen most)). Sorted for a stable report."""
+    position chosen most); for ``--epochs`` runs: epochs, epoch_sd, majority, pass_at_n).
+    Sorted for a stable report."""
     rows = []
     for manifest_path in sorted(Path(out).rglob("manifest.json")):
         folder = manifest_path.parent
@@ -44,6 +45,7 @@ def collect(out: Path) -> list[dict[str, Any]]:
                 "note": _note(manifest, summary),
                 "folder": str(folder),
                 **_permutation_columns(description, summary),
+                **_epoch_columns(description, summary),
             }
         )
     return rows
@@ -83,6 +85,20 @@ def _permutation_columns(
     }
 
 
+def _epoch_columns(description: Mapping[str, Any], summary: Mapping[str, Any]) -> dict[str, Any]:
+    """An ``--epochs`` run's spread and reducers (nothing for other runs)."""
+    stats = (summary.get("extra") or {}).get("epochs")
+    if not description.get("epochs") or not isinstance(stats, dict):
+        return {}
+    pass_k = stats.get("pass_at_k") or {}
+    return {
+        "epochs": description["epochs"],
+        "epoch_sd": stats.get("epoch_sd"),
+        "majority": stats.get("majority"),
+        "pass_at_n": pass_k[max(pass_k, key=int)] if pass_k else None,
+    }
+
+
 def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
     """Return ``rows`` as a plain-text table."""
     columns = ["model", "benchmark", "task", "setting", "accuracy", "n", "failed"]
@@ -95,6 +111,8 @@ def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
         columns.append("note")
     if any("permute" in row for row in rows):
         columns += ["permute", "consistency", "all_orders", "top_position"]
+    if any("epochs" in row for row in rows):
+        columns += ["epochs", "epoch_sd", "majority", "pass_at_n"]
     cells = [[_fmt(row.get(c)) for c in columns] for row in rows]
     widths = [
         max(len(c), *(len(r[i]) for r in cells)) if cells else len(c) for i, c in enumerate(columns)

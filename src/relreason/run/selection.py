@@ -8,6 +8,7 @@ named by its function's module and name.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
@@ -53,10 +54,23 @@ def stratified_sample(task: Task, n: int, seed: int) -> tuple[EvalItem, ...]:
 
 
 def select_items(task: Task, options: RunOptions) -> tuple[EvalItem, ...]:
-    """The items a run covers: ``--sample`` (seeded with the run's seed) else ``--limit``.
+    """The items a run covers: ``--sample`` (seeded with the run's seed) else ``--limit``;
+    under ``--epochs`` they count the items before their repeats, each chosen in every epoch.
 
     A ``--sample`` or ``--limit`` larger than the task is said (a warning on stderr with the
     number the run actually uses), never silently taken as "all"."""
+    epochs = task.description.get("epochs")
+    if isinstance(epochs, int) and epochs > 1 and (options.sample or options.limit):
+        firsts = tuple(item for item in task.items if item.labels.get("epoch") == 0)
+        chosen = {
+            item.labels.get("epoch_base")
+            for item in _select(dataclasses.replace(task, items=firsts), options)
+        }
+        return tuple(item for item in task.items if item.labels.get("epoch_base") in chosen)
+    return _select(task, options)
+
+
+def _select(task: Task, options: RunOptions) -> tuple[EvalItem, ...]:
     from relreason.run.warnings import warn
 
     items = task.items

@@ -162,6 +162,16 @@ class RunSettings(BaseModel):
             "option): cyclic | reverse | all | N (N orders, the original and N-1 random ones)."
         ),
     ] = None
+    epochs: Annotated[
+        int,
+        Cli(flags=("--epochs",)),
+        Field(
+            ge=1,
+            description="Ask each item N times (epoch e under seed + e, cached apart), for "
+            "sampling variance at temperature > 0; the summary adds accuracy per epoch, its "
+            "standard deviation and the reducers mean, majority, pass@k and at-least-one.",
+        ),
+    ] = 1
     sample: Annotated[
         int | None,
         Cli(flags=("--sample",)),

@@ -143,6 +143,7 @@ def plan_sweep(sweep: SweepFile, *, path: Path, data_dir: Path | None = None) ->
                             api=api,
                             data_dir=data_dir,
                             permute=sweep.options.permute,
+                            epochs=sweep.options.epochs,
                         )
                 except DataError:
                     raise
