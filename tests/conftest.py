@@ -7,6 +7,7 @@ import collections
 import contextlib
 import functools
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,14 @@ import pytest
 from hypothesis import settings
 
 from relreason.data.sources import resolve_data_dir
+
+# A shell without job control starts background commands with SIGINT ignored, and an ignored
+# signal stays ignored across exec: every child a test starts would then ignore the Ctrl-C the
+# stop tests send it, as a user's terminal never does. The suite restores Python's own handler
+# so its children start with SIGINT at its default (what relreason meets in a terminal); how
+# relreason treats an inherited SIG_IGN (it keeps it, as nohup asks) is not what they test.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Wall-clock deadlines make property tests flaky on a loaded 2-core CI machine; speed is
 # measured in benchmarks/, not asserted in tests.

@@ -22,6 +22,11 @@ from relreason.generate import ComposeOptions, compose, write_items
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 
+def _unwrapped(done: subprocess.CompletedProcess[str]) -> str:
+    """stderr with its 80-column line wrapping undone."""
+    return " ".join(done.stderr.split())
+
+
 def relreason(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     """Run ``python -m relreason ARGS`` (this checkout's sources first) in ``cwd``."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
@@ -57,7 +62,7 @@ def test_reader_official_on_a_responses_file_needs_the_family(
     assert not (tmp_path / "scored.jsonl").exists()
     read = relreason(*args, "--reader", "official", "--family", "llama2", cwd=tmp_path)
     assert read.returncode == 0, read.stderr
-    assert "reading: answers read by official:llama2 (the family given)" in read.stderr
+    assert "reading: answers read by official:llama2 (the family given)" in _unwrapped(read)
     assert "reading audit: official:llama2" in " ".join(read.stdout.split())
     records = [json.loads(line) for line in (tmp_path / "scored.jsonl").read_text().splitlines()]
     assert {r["reader"] for r in records} == {"official:llama2"}
@@ -77,9 +82,9 @@ def test_run_reader_official_infers_the_family_or_refuses(
         *args, "--model", "openai:gpt-4o", "--reader", "official", "--limit", "2", cwd=tmp_path
     )
     assert inferred.returncode == 0, inferred.stderr
-    assert "official:gpt-chat (the family inferred from the model's name)" in inferred.stderr
+    assert "official:gpt-chat (the family inferred from the model's name)" in _unwrapped(inferred)
     sound = relreason(*args, "--model", "random", "--limit", "2", cwd=tmp_path)
-    assert "official:gpt-chat (the model's family is not known" in sound.stderr
+    assert "official:gpt-chat (the model's family is not known" in _unwrapped(sound)
 
 
 def test_the_export_names_the_reader_of_each_reading(tmp_path: Path, shared_data: Path) -> None:

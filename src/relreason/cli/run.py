@@ -4,6 +4,7 @@ evaluate a model end to end. ``sweep``, ``report``, ``compare`` and ``export`` a
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -118,8 +119,9 @@ def execute(plan: Plan, cfg: RunConfig) -> None:
 def say_reading(task: Any) -> None:
     """Print which rules read the answers (ConvRe's ``reading`` note), to stderr."""
     note = task.description.get("reading")
-    if note:
-        typer.echo(f"reading: {note}", err=True)
+    if note:  # 80 columns, as every other line a run writes to a log
+        line = textwrap.fill(f"reading: {note}", 80, subsequent_indent="  ", break_on_hyphens=False)
+        typer.echo(line, err=True)
 
 
 def announce(out: Path) -> None:
