@@ -154,3 +154,28 @@ def test_verify_never_crashes_on_a_corrupted_field(field: str, value: Any) -> No
     problems = verify_items([corrupted])
     if value != _ITEM[field] and field not in ("seed", "index", "id"):
         assert problems, f"{field}={value!r} went unnoticed"
+
+
+def test_kin_word_usage_ranks_words_due_in_the_items_contexts() -> None:
+    """A word right beside a context (and not yet wrong there) ranks first as a wrong option
+    in that context; once shown wrong n-1 times there, it no longer does."""
+    from relreason.generate.compose import PAIRED, WordUsage, contexts
+
+    premises = [("P0", "father", "P1"), ("P1", "father", "P2"), ("P2", "sex", "male")]
+    keys = contexts(premises)
+    assert keys == ["first=father", "last=father", "own=father", "n=3"]
+    usage = WordUsage(4)
+    item = {
+        "language": "en",
+        "answer": "anc:MM@M",
+        "option_labels": ["anc:MM@M", "col:M:*:M@M", "desc:*M@M", "col:-:*:*M@M"],
+    }
+    usage.count(item, keys)
+    rank = usage.due(keys)
+    right, wrong = "grandfather", "uncle"
+    before = rank(right)
+    assert before >= PAIRED * len(keys) > rank(wrong)  # due in all four contexts
+    assert usage.ahead(item, keys) > 0  # its right word is right too often already
+    for _ in range(3):
+        usage.count({**item, "answer": "col:M:*:M@M"}, keys)
+    assert usage.due(keys)(right) < before

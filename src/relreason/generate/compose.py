@@ -43,6 +43,7 @@ MIN_HOPS, MAX_HOPS = 2, 8
 MAX_OPTIONS = 7
 _ATTEMPTS = 400
 _REDRAWS = 3
+_KIN_REDRAWS = 8  # kinship: more draws, to find a right word not yet right too often
 _KIN_ORDER_BLIND = frozenset({"en", "fr"})
 _DEFINITE = {"kinship": 99, "position": 8, "order": 3} | {
     name: spec.definite for name, spec in SPECS.items()
@@ -164,25 +165,64 @@ def _want(options: ComposeOptions, domain: str, k: int) -> tuple[Any, int]:
 
 @dataclass
 class WordUsage:
-    """Kinship: how often each word was the right option and a wrong one so far (one language).
+    """Kinship: how often each word was the right option and a wrong one so far (one language),
+    overall and beside each surface context of an item (``contexts``: the relation of the first,
+    the last and the asked person's own premise, the number of premises).
 
-    Wrong options go first to the words right more often than one time in n of their showings,
-    so that which words an item offers tells nothing of which is right."""
+    Wrong options go first to the words due most (right more often than one time in n of their
+    showings) in the item's contexts, then overall; an item whose right word is already right
+    too often there is drawn again first (``ahead``). So neither which words an item offers nor
+    its premises' relations or count tell which word is right."""
 
     n_options: int
     right: Counter[str] = field(default_factory=Counter)
     wrong: Counter[str] = field(default_factory=Counter)
+    right_by: Counter[tuple[str, str]] = field(default_factory=Counter)
+    wrong_by: Counter[tuple[str, str]] = field(default_factory=Counter)
 
     def deficit(self, word: str) -> float:
         """How many more showings as a wrong option the word is due."""
         return self.right[word] * (self.n_options - 1) - self.wrong[word]
 
-    def count(self, item: dict[str, Any]) -> None:
-        """Count the words of a finished item."""
+    def _due_in(self, keys: list[str], word: str) -> int:
+        """In how many of ``keys`` (contexts) the word is due as a wrong option."""
+        n = self.n_options - 1
+        return sum(self.right_by[(k, word)] * n > self.wrong_by[(k, word)] for k in keys)
+
+    def due(self, keys: list[str]) -> Callable[[str], float]:
+        """Rank wrong words for an item of contexts ``keys``: by the contexts they are due in
+        (``PAIRED`` each), then by how due they are overall."""
+        return lambda word: PAIRED * self._due_in(keys, word) + self.deficit(word)
+
+    def ahead(self, item: dict[str, Any], keys: list[str]) -> float:
+        """A cost for an item whose right word is already right more than one time in n of its
+        showings (overall, and in each of the item's contexts ``keys``)."""
+        if item["answer"] == "uncertain":
+            return 0.0
+        word = str(kin_words.word_of(item["language"], item["answer"]))
+        return float(self.deficit(word) > 0) + self._due_in(keys, word)
+
+    def count(self, item: dict[str, Any], keys: list[str]) -> None:
+        """Count the words of a finished item (``keys``: its contexts)."""
         for label in item["option_labels"]:
             if label != "uncertain":
-                word = kin_words.word_of(item["language"], label)
-                (self.right if label == item["answer"] else self.wrong)[str(word)] += 1
+                word = str(kin_words.word_of(item["language"], label))
+                right = label == item["answer"]
+                (self.right if right else self.wrong)[word] += 1
+                for key in keys:
+                    (self.right_by if right else self.wrong_by)[(key, word)] += 1
+
+
+PAIRED = 1e6
+"""``WordUsage.due``: the weight of each context a word is due in, above any overall deficit."""
+
+
+def contexts(premises: Any, head: str = "P0") -> list[str]:
+    """Kinship: what a surface probe sees of an item's premises beside the options (the
+    relations of the first and the last premise and of the asked person's own, their count)."""
+    told = [p for p in premises if p[1] != "sex"]
+    own = [f"own={p[1]}" for p in told if head in (p[0], p[2])]
+    return [f"first={told[0][1]}", f"last={told[-1][1]}", *own, f"n={len(premises)}"]
 
 
 def _compose_one(
@@ -210,6 +250,8 @@ def _compose_one(
         if built is None:
             continue
         item, cost = built
+        if usage is not None and domain == "kinship":
+            cost += usage.ahead(item, contexts(drawn[1]))
         if is_uncertain == (want == "uncertain"):
             # Kinship and the later domains: another draw when the rules' targets are not all
             # met (the answer decides how long the right option is, which people the premises
@@ -218,7 +260,7 @@ def _compose_one(
             matched += 1
             if best is None or cost < best[0]:
                 best = (cost, item)
-            if cost == 0 or matched >= (1 if domain in ("position", "order") else _REDRAWS):
+            if cost == 0 or matched >= _redraws(domain):
                 return best[1]
             continue
         if fallback is None:
@@ -230,6 +272,13 @@ def _compose_one(
     if fallback is None:
         raise SolverError(f"could not draw a {domain} item with {hops} hops in {options.language}")
     return fallback
+
+
+def _redraws(domain: str) -> int:
+    """How many matching draws an item of ``domain`` compares (position and order: the first)."""
+    if domain in ("position", "order"):
+        return 1
+    return _KIN_REDRAWS if domain == "kinship" else _REDRAWS
 
 
 def _build(
@@ -272,7 +321,7 @@ def _build(
             heuristics.named_by_premises(domain, shown, premises)
         )
 
-    prefer = None if usage is None else usage.deficit
+    prefer = None if usage is None else usage.due(contexts(premises))
     candidates: list[dict[str, Any]] = []
     for attempt in range(balance.OPTION_TRIES):
         wanted = options.option_count(domain) - 1
@@ -331,6 +380,11 @@ def _named(item: dict[str, Any], gold: str, premises: list[chains.Triple]) -> bo
     return in_text or heuristics.named_by_premises("kinship", gold, premises)
 
 
+def _asked(item: dict[str, Any]) -> str:
+    """The name of the person a kinship item asks about (its query's head)."""
+    return str(item["query"][0])
+
+
 def compose(options: ComposeOptions) -> list[dict[str, Any]]:
     """Return ``options.count`` items (domains cycled, then hop counts), each a JSON-ready dict.
 
@@ -350,7 +404,7 @@ def compose(options: ComposeOptions) -> list[dict[str, Any]]:
         goal = {name: balance.target(due - scored[domain][name]) for name in balance.BALANCED}
         item = _compose_one(options, domain, hops, index, goal, words)
         if domain == "kinship":
-            words.count(item)
+            words.count(item, contexts(item["premises"], _asked(item)))
         for name, value in balance.scores(item).items():
             scored[domain][name] += value
         made[domain] += 1

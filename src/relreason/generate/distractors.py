@@ -53,6 +53,15 @@ def kin_candidates(
     return tuple(allowed), tuple(near), tuple(far)
 
 
+def _due(rank: float) -> float:
+    """Kinship: how due a wrong word is (the contexts it is due in, then 0.5 if due overall)."""
+    contexts = round(rank / _PAIRED)
+    return contexts + 0.5 * (rank - contexts * _PAIRED > 0)
+
+
+_PAIRED = 1e6  # compose.PAIRED (compose imports this module)
+
+
 def pick_distractors(
     rng: random.Random,
     language: str,
@@ -120,6 +129,8 @@ def pick_distractors(
         size = len(text(answer) or "")
         first = [x for x in ordered if (len(text(x) or "") < size) == (lengths == "shorter")]
         ordered = first + [x for x in ordered if x not in first]
+        if domain == "kinship" and prefer is not None:  # words due first, then the lengths
+            ordered.sort(key=lambda word: -_due(prefer(word)))
     late = [label for label in ordered if avoid(label, text(label) or "")]
     for label in [label for label in ordered if label not in late] + late:
         shown = text(label)
