@@ -11,6 +11,7 @@ transformers), selected with ``-m vllm``; the main suite deselects them.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import math
 import os
@@ -62,6 +63,13 @@ def vllm_backend(cache_root: Path) -> Iterator[VLLMBackend]:
     assert isinstance(backend, VLLMBackend)
     yield backend
     run(backend.aclose())
+    # the in-process engine's core process would end only when the engine is freed at exit:
+    # shut it down now, so no process of the session outlives it (the conftest guard kills
+    # and fails any that does)
+    if backend._engine is not None:
+        backend._engine.llm.llm_engine.engine_core.shutdown()
+    backend._engine = None
+    gc.collect()
 
 
 @pytest.fixture(scope="session")
