@@ -159,7 +159,7 @@ def test_verify_never_crashes_on_a_corrupted_field(field: str, value: Any) -> No
 def test_kin_word_usage_ranks_words_due_in_the_items_contexts() -> None:
     """A word right beside a context (and not yet wrong there) ranks first as a wrong option
     in that context; once shown wrong n-1 times there, it no longer does."""
-    from relreason.generate.compose import PAIRED, WordUsage, contexts
+    from relreason.generate.kin_balance import PAIRED, WordUsage, contexts
 
     premises = [("P0", "father", "P1"), ("P1", "father", "P2"), ("P2", "sex", "male")]
     keys = contexts(premises)

@@ -1,0 +1,73 @@
+"""Kinship options balanced against surface probes: how often each kin word was the right
+option and a wrong one, overall and beside what a probe sees of an item's premises."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from relreason.generate import kin_words
+
+
+@dataclass
+class WordUsage:
+    """Kinship: how often each word was the right option and a wrong one so far (one language),
+    overall and beside each surface context of an item (``contexts``: the relation of the first,
+    the last and the asked person's own premise, the number of premises).
+
+    Wrong options go first to the words due most (right more often than one time in n of their
+    showings) in the item's contexts, then overall; an item whose right word is already right
+    too often there is drawn again first (``ahead``). So neither which words an item offers nor
+    its premises' relations or count tell which word is right."""
+
+    n_options: int
+    right: Counter[str] = field(default_factory=Counter)
+    wrong: Counter[str] = field(default_factory=Counter)
+    right_by: Counter[tuple[str, str]] = field(default_factory=Counter)
+    wrong_by: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+    def deficit(self, word: str) -> float:
+        """How many more showings as a wrong option the word is due."""
+        return self.right[word] * (self.n_options - 1) - self.wrong[word]
+
+    def _due_in(self, keys: list[str], word: str) -> int:
+        """In how many of ``keys`` (contexts) the word is due as a wrong option."""
+        n = self.n_options - 1
+        return sum(self.right_by[(k, word)] * n > self.wrong_by[(k, word)] for k in keys)
+
+    def due(self, keys: list[str]) -> Callable[[str], float]:
+        """Rank wrong words for an item of contexts ``keys``: by the contexts they are due in
+        (``PAIRED`` each), then by how due they are overall."""
+        return lambda word: PAIRED * self._due_in(keys, word) + self.deficit(word)
+
+    def ahead(self, item: dict[str, Any], keys: list[str]) -> float:
+        """A cost for an item whose right word is already right more than one time in n of its
+        showings (overall, and in each of the item's contexts ``keys``)."""
+        if item["answer"] == "uncertain":
+            return 0.0
+        word = str(kin_words.word_of(item["language"], item["answer"]))
+        return float(self.deficit(word) > 0) + self._due_in(keys, word)
+
+    def count(self, item: dict[str, Any], keys: list[str]) -> None:
+        """Count the words of a finished item (``keys``: its contexts)."""
+        for label in item["option_labels"]:
+            if label != "uncertain":
+                word = str(kin_words.word_of(item["language"], label))
+                right = label == item["answer"]
+                (self.right if right else self.wrong)[word] += 1
+                for key in keys:
+                    (self.right_by if right else self.wrong_by)[(key, word)] += 1
+
+
+PAIRED = 1e6
+"""``WordUsage.due``: the weight of each context a word is due in, above any overall deficit."""
+
+
+def contexts(premises: Any, head: str = "P0") -> list[str]:
+    """Kinship: what a surface probe sees of an item's premises beside the options (the
+    relations of the first and the last premise and of the asked person's own, their count)."""
+    told = [p for p in premises if p[1] != "sex"]
+    own = [f"own={p[1]}" for p in told if head in (p[0], p[2])]
+    return [f"first={told[0][1]}", f"last={told[-1][1]}", *own, f"n={len(premises)}"]
