@@ -1,15 +1,15 @@
 """Benchmark: why ``gguf:`` log-likelihood is slower per item than ``hf:`` on this CPU.
 
-Two measurements, one thread each:
+Three measurements, one thread each unless said:
 
 1. Tokens each engine must run for 256 items of four tasks: ``gguf:``'s one key/value cache
    (each prompt reuses the prefix it shares with the one before; requests sorted within the
    runner's batches of 16) against a radix tree over all 256 (what ``hf:``'s prefix tree runs;
    equal to one cache fed the prompts sorted globally).
-2. Prompt-evaluation speed, tokens/s: llama.cpp on the bundled GGUF as shipped (Q4_1) and
-   requantised copies (Q4_0, Q8_0, F16, F32, written to a temporary folder and deleted), and
-   transformers on the float32 conversion ``hf:`` runs, 300 tokens each, in turn, twice.
-
+2. Prompt-evaluation speed, tokens/s and tokens per CPU-second (steadier under load):
+   llama.cpp on the bundled GGUF as shipped (Q4_1) and requantised copies (Q4_0, Q8_0, F16,
+   F32, written to a temporary folder and deleted), and transformers on the float32
+   conversion ``hf:`` runs, 300 tokens each, in turn, twice.
 3. ``--per-item``: seconds per item of log-likelihood scoring, the runner's way (``hf:``
    prepares its prefix tree, then both take batches of 16), ``hf:`` beside ``gguf:`` under
    several thread settings (``--configs``: ``ENGINE:THREADS``, ``0`` = the engine's default),
@@ -111,27 +111,37 @@ def speeds() -> None:
             files[name] = path
         model = AutoModelForCausalLM.from_pretrained(str(smollm2.converted_dir()))
         rates: dict[str, list[float]] = {}
+        per_cpu: dict[str, list[float]] = {}
         for _ in range(2):
             for name, path in files.items():
                 llm = Llama(path, n_ctx=1024, n_threads=1, n_threads_batch=1, verbose=False)
                 llm.eval(tokens[:8])
                 llm.n_tokens = 0
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), time.process_time()
                 llm.eval(tokens)
                 rates.setdefault(f"llama.cpp {name}", []).append(
                     len(tokens) / (time.perf_counter() - started)
                 )
+                per_cpu.setdefault(f"llama.cpp {name}", []).append(
+                    len(tokens) / (time.process_time() - cpu)
+                )
                 llm.close()
             with torch.inference_mode():
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), time.process_time()
                 model(torch.tensor([tokens]), logits_to_keep=1)
                 rates.setdefault("transformers float32", []).append(
                     len(tokens) / (time.perf_counter() - started)
                 )
-    print("| engine, weights | tokens/s (two passes) |")
-    print("|---|---|")
+                per_cpu.setdefault("transformers float32", []).append(
+                    len(tokens) / (time.process_time() - cpu)
+                )
+    print("| engine, weights | tokens/s (two passes) | tokens per CPU-second (two passes) |")
+    print("|---|---|---|")
     for name, values in rates.items():
-        print(f"| {name} | {' / '.join(f'{v:.0f}' for v in values)} |")
+        print(
+            f"| {name} | {' / '.join(f'{v:.0f}' for v in values)} |"
+            f" {' / '.join(f'{v:.0f}' for v in per_cpu[name])} |"
+        )
     print("llama.cpp features:", llama_cpp.llama_print_system_info().decode().strip())
 
 

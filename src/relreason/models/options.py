@@ -67,8 +67,9 @@ class ModelOptions(BaseModel):
         int | None,
         Field(
             ge=1,
-            description="CPU threads of a local model (hf: torch's intra-op threads; gguf: "
-            "llama.cpp's; default: the engine's own).",
+            description="CPU threads of a local model (hf: torch's intra-op threads, default "
+            "torch's own; gguf: llama.cpp's, default every CPU this process may use). On a "
+            "machine busy with other work, 1 can be faster.",
         ),
     ] = None
     max_model_len: Annotated[
