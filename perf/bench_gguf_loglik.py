@@ -19,11 +19,15 @@ Three measurements, one thread each unless said:
    s/item (each round and mean), the ratio to ``hf:``, the letters it picks against ``hf:``'s
    and the largest log-likelihood difference against the first ``gguf:`` configuration (so a
    change of threads that moved a score would show).
+4. ``--settings``: llama.cpp's context settings on the shipped file, tokens per CPU-second of
+   one 100-token prompt (five passes, one thread): ``n_ctx`` 8192 (the model's, what
+   ``gguf:`` takes) or 1024, ``n_batch``/``n_ubatch`` 512 (default) or 32, flash attention.
 
 Not a test::
 
     python perf/bench_gguf_loglik.py
     python perf/bench_gguf_loglik.py --per-item --n 24 --configs hf:0,gguf:1,gguf:0
+    python perf/bench_gguf_loglik.py --settings
 """
 
 from __future__ import annotations
@@ -145,6 +149,32 @@ def speeds() -> None:
     print("llama.cpp features:", llama_cpp.llama_print_system_info().decode().strip())
 
 
+SETTINGS: list[dict[str, Any]] = [
+    {"n_ctx": 0},
+    {"n_ctx": 1024},
+    {"n_ctx": 0, "n_batch": 32, "n_ubatch": 32},
+    {"n_ctx": 0, "flash_attn": True},
+]
+
+
+def settings() -> None:
+    tokens = list(range(1000, 1100))
+    print("| llama.cpp settings | tokens per CPU-second | tokens/s (wall) |")
+    print("|---|---|---|")
+    for options in SETTINGS:
+        llm = Llama(
+            str(smollm2.gguf_path()), n_threads=1, n_threads_batch=1, verbose=False, **options
+        )
+        llm.eval(tokens[:8])
+        started, cpu = time.perf_counter(), time.process_time()
+        for _ in range(5):
+            llm.n_tokens = 0
+            llm.eval(tokens)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - started
+        llm.close()
+        print(f"| {options} | {500 / cpu:.0f} | {500 / wall:.0f} |")
+
+
 PER_ITEM_TASKS = [*TASKS[2:3], *TASKS[:2], *TASKS[3:]]
 BATCH = 16
 
@@ -251,6 +281,7 @@ def per_item(configs: list[str], n: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-item", action="store_true", help="s/item, hf beside gguf")
+    parser.add_argument("--settings", action="store_true", help="llama.cpp context settings")
     parser.add_argument("--configs", default="hf:0,gguf:1,gguf:0", help="ENGINE:THREADS,...")
     parser.add_argument("--n", type=int, default=24, help="items per task (four tasks)")
     parser.add_argument("--phase", default=None, help=argparse.SUPPRESS)
@@ -263,6 +294,8 @@ def main() -> None:
     print("command:", " ".join(sys.argv))
     if args.per_item:
         per_item(args.configs.split(","), args.n)
+    elif args.settings:
+        settings()
     else:
         token_counts()
         speeds()
