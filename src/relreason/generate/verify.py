@@ -245,7 +245,7 @@ def _check_frame_and_sexes(
         )
         if implied is not None:
             given.add(a)
-            if sexes.get(a) != implied:
+            if sexes.get(a, implied) != implied:
                 problems.append(
                     Problem(where, "sexes", f"{a!r} contradicts premise {[a, relation, b]}")
                 )
@@ -253,6 +253,8 @@ def _check_frame_and_sexes(
         problems.append(
             Problem(where, "sexes", f"no premise gives the sex of {sorted(set(sexes) - given)}")
         )
+    if domain == "kinship" and given - set(sexes):
+        problems.append(Problem(where, "sexes", f"the sex of {sorted(given - set(sexes))} left out"))
     if domain == "kinship" and people - given and raw["language"] not in UNISEX:
         problems.append(
             Problem(where, "sexes", f"no premise gives the sex of {sorted(people - given)}")
