@@ -136,18 +136,16 @@ def _open_sexes(
     does every name (``names.UNISEX``). One sentence gives the sex of the person asked from;
     the other that of P0 (their words then name one answer) or, for an item meant to be
     "Uncertain", that of a person between them whom no word gives one (P0's stays open). Every
-    item has two, so their number says nothing. None: no such person between them (redraw).
+    item has two, so their number says nothing. None: no such person between them (redraw, for
+    either kind: the words of determined and uncertain items are drawn alike).
     """
     premises = list(chain.premises)
     given = {a for a, r, _ in premises if _gives_sex(r)}
     tail = f"P{hops}"
-    if uncertain:
-        between = [f"P{i}" for i in range(1, hops) if f"P{i}" not in given]
-        if not between:
-            return None
-        other = rng.choice(between)
-    else:
-        other = "P0"
+    between = [f"P{i}" for i in range(1, hops) if f"P{i}" not in given]
+    if not between:
+        return None  # for either kind, so that their words are drawn alike
+    other = rng.choice(between) if uncertain else "P0"
     for person in (tail, other):
         premises.append((person, "sex", _sex_word(chain.sexes[person])))
     rng.shuffle(premises)

@@ -254,7 +254,9 @@ def _check_frame_and_sexes(
             Problem(where, "sexes", f"no premise gives the sex of {sorted(set(sexes) - given)}")
         )
     if domain == "kinship" and given - set(sexes):
-        problems.append(Problem(where, "sexes", f"the sex of {sorted(given - set(sexes))} left out"))
+        problems.append(
+            Problem(where, "sexes", f"the sex of {sorted(given - set(sexes))} left out")
+        )
     if domain == "kinship" and people - given and raw["language"] not in UNISEX:
         problems.append(
             Problem(where, "sexes", f"no premise gives the sex of {sorted(people - given)}")
