@@ -25,6 +25,7 @@ from relreason.models.base import ModelBackend
 from relreason.records import utc_now
 from relreason.run.calls import CallFailed, CallPath
 from relreason.run.options import RunOptions
+from relreason.run.settings import RunSettings
 from relreason.translate.prompt import PROMPT_TEMPLATE, Reading, build_prompt, read_reply
 from relreason.types import GenerationParams, GenerationRequest
 from relreason.version import __version__
@@ -100,6 +101,12 @@ async def _replies(
     return list(await asyncio.gather(*(one(p) for p in prompts)))
 
 
+MAX_NEW_TOKENS = 1024
+"""The longest reply per item (the translated JSON) unless one is given."""
+REQUEST_TIMEOUT = 120.0
+"""Seconds before one request is abandoned unless given (a whole item's JSON is long)."""
+
+
 def translate_file(
     source: Path | str,
     target: str,
@@ -108,10 +115,10 @@ def translate_file(
     *,
     source_language: str | None = None,
     limit: int | None = None,
-    concurrency: int = 8,
-    max_new_tokens: int = 1024,
-    request_timeout: float = 120.0,
-    max_retries: int = 6,
+    concurrency: int = RunSettings().concurrency,
+    max_new_tokens: int = MAX_NEW_TOKENS,
+    request_timeout: float = REQUEST_TIMEOUT,
+    max_retries: int = RunSettings().max_retries,
 ) -> TranslationResult:
     """Translate the items of ``source`` into ``target`` with ``backend``; write ``out`` and its
     sidecars (see the module text); return what was written.
@@ -128,7 +135,7 @@ def translate_file(
     first_language = raws[0].get("language") if raws else None
     from_language = source_language or (first_language if isinstance(first_language, str) else "en")
     prompts = [build_prompt(q, o, from_language, target) for q, o, _ in checked]
-    params = GenerationParams(max_new_tokens=max_new_tokens, temperature=0.0)
+    params = GenerationParams(max_new_tokens=max_new_tokens)
     options = RunOptions(
         concurrency=concurrency, request_timeout=request_timeout, max_retries=max_retries
     )
