@@ -7,24 +7,17 @@ from typing import Annotated, Any
 
 import typer
 
-from relreason.cli.options import DataDir, PricesOpt
+from relreason.cli.options import DataDir, DryRunOpt, PricesOpt, ProgressOpt, RerunChangedOpt
 from relreason.errors import ItemsFailedError, UsageError
 
 
 def sweep(
     file: Annotated[Path, typer.Argument(help="YAML sweep: models x benchmarks x settings.")],
     data_dir: DataDir = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress display.")] = True,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Estimate requests, tokens and cost of every run.")
-    ] = False,
+    show_progress: ProgressOpt = True,
+    dry_run: DryRunOpt = False,
     prices: PricesOpt = None,
-    rerun_changed: Annotated[
-        bool,
-        typer.Option(
-            "--rerun-changed", help="Run again the finished cells whose items or model changed."
-        ),
-    ] = False,
+    rerun_changed: RerunChangedOpt = False,
     ray: Annotated[
         str | None,
         typer.Option(
@@ -51,7 +44,7 @@ def sweep(
     result = run_sweep(
         file,
         data_dir=data_dir,
-        show_progress=progress,
+        show_progress=show_progress,
         rerun_changed=rerun_changed,
         ray=ray,
         ray_logs=ray_logs,

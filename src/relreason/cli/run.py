@@ -15,11 +15,16 @@ from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark
 from relreason.cli.declared import merged_templates, option_template
 from relreason.cli.helptext import benchmark_help
-from relreason.cli.options import DataDir, PricesOpt, gather_options, with_params
+from relreason.cli.options import (
+    CommandOptions,
+    DataDir,
+    RerunChangedOpt,
+    gather_options,
+    with_params,
+)
 from relreason.declare import plain
 from relreason.errors import ItemsFailedError, UnreadableAnswersError, UsageError
 from relreason.models.options import ModelOptions
-from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS
 from relreason.run.plan import Plan, plan_run
 from relreason.run.settings import RunSettings
 
@@ -48,42 +53,15 @@ class RunConfig:
         return ModelOptions.from_json(values)
 
 
-def _model_option(
-    model: Annotated[
-        str, typer.Option("--model", "-m", help=" | ".join(SPEC_FORMS))
-    ] = DEFAULT_MODEL,
-) -> None:
-    """Holds, in its signature, the model option (its backend options are ``ModelOptions``)."""
-
-
-def _command_options(
-    rerun_changed: Annotated[
-        bool,
-        typer.Option(
-            "--rerun-changed", help="Start the run folder again if its items or model changed."
-        ),
-    ] = False,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", help="Run folder (default: runs/<task>-<model>-<time>)."),
-    ] = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Estimate requests, tokens, cost.")
-    ] = False,
-    prices: PricesOpt = None,
-    data_dir: DataDir = None,
-) -> None:
-    """Holds, in its signature, the options of the ``run`` command itself (never called)."""
-
-
 _run_options = merged_templates(
-    _model_option,
+    option_template(CommandOptions, only=("model",)),
     option_template(ModelOptions),
     option_template(RunSettings),
-    _command_options,
+    option_template(CommandOptions, only=("rerun_changed", "out", "dry_run", "prices", "data_dir")),
 )
-"""The options every ``run`` subcommand takes: the model, then those generated from the
-declarations of the backend options (``ModelOptions``) and run options (``RunSettings``)."""
+"""The options every ``run`` subcommand takes, generated from their declarations: the model,
+the backend options (``ModelOptions``), the run options (``RunSettings``), then the command's
+own (``CommandOptions``)."""
 
 with_run_options = gather_options(_run_options, "cfg", RunConfig)
 """Gives a command the model and runner options, as its ``cfg: RunConfig``."""
@@ -182,12 +160,7 @@ def _run_main(
     resume: Annotated[
         Path | None, typer.Option("--resume", help="Continue a run folder that was stopped.")
     ] = None,
-    rerun_changed: Annotated[
-        bool,
-        typer.Option(
-            "--rerun-changed", help="With --resume: start again if its items or model changed."
-        ),
-    ] = False,
+    rerun_changed: RerunChangedOpt = False,
     data_dir: DataDir = None,
     limit: Annotated[
         int | None,
