@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from relreason.errors import (
-    DataError,
     RelreasonError,
     ServerUnreachableError,
     UsageError,
@@ -357,10 +356,7 @@ async def aresume_run(
     out_dir = Path(out_dir)
     manifest = load_manifest(out_dir)
     spec = manifest.spec
-    raw_options = manifest.model.get("options") or {}
-    if not isinstance(raw_options, Mapping):
-        raise DataError(str(out_dir / MANIFEST), "expected a mapping", field="model.options")
-    model_options = dict(raw_options)
+    model_options = dict(manifest.model.options)
     options = RunOptions.from_json(manifest.options)
     options = override_options(options, options_override)
     own_backend = backend is None
