@@ -17,13 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from relreason.declare import Cli
 from relreason.models.base import ModelBackend
-from relreason.models.options import ModelOptions
+from relreason.models.options import DEFAULT_TIMEOUT
 from relreason.types import GenerationParams
 
 _REQUEST = GenerationParams()
 """A request's defaults: the run's own temperature and alternatives unless a user sets them."""
-_TIMEOUT: float = ModelOptions.model_fields["timeout"].default
-"""A backend's request time-out, the run's unless a user sets one."""
 
 
 class RunSettings(BaseModel):
@@ -86,7 +84,7 @@ class RunSettings(BaseModel):
             allow_inf_nan=False,
             description="Seconds before one API request is abandoned (and retried).",
         ),
-    ] = _TIMEOUT
+    ] = DEFAULT_TIMEOUT
     max_wait: Annotated[
         float,
         Field(

@@ -49,7 +49,7 @@ from relreason.models.openai.results import (
     first_choice,
     read_usage,
 )
-from relreason.models.options import ModelOptions
+from relreason.models.options import DEFAULT_TIMEOUT, ModelOptions
 from relreason.types import ChoiceRequest, GenerationRequest, Response, Turn
 
 log = logging.getLogger(__name__)
@@ -97,7 +97,7 @@ class OpenAIBackend(ModelBackend):
         *,
         base_urls: Sequence[str] | None = None,
         api: Api = "chat",
-        timeout: float = 60.0,
+        timeout: float = DEFAULT_TIMEOUT,
         api_key_env: str = "OPENAI_API_KEY",
         spec: str | None = None,
         choice_scoring: ChoiceScoring = "auto",
