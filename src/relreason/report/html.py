@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from relreason import benchmarks
+from relreason.analysis.item_columns import ITEM_FIELDS
 from relreason.analysis.load import Runs
 from relreason.analysis.table import Table, cell_text
 from relreason.benchmarks.mcr.relations import count_relations
@@ -32,20 +33,10 @@ from relreason.report.report import Report, build_report
 
 MAX_OUTPUT = 4000
 _ITEM_COLUMNS = (
-    "index",
-    "item_id",
-    "gold",
-    "answer",
-    "status",
-    "correct",
-    "read_method",
-    "output",
-    "second_output",
-    "error",
-    "answer_official",
-    "status_official",
-    "answer_sound",
+    *ITEM_FIELDS[: ITEM_FIELDS.index("error") + 1],
+    *("answer_official", "status_official", "answer_sound"),
 )
+"""The items frame's columns a drill-down shows."""
 
 
 def _json_script(element_id: str, data: Any) -> str:
