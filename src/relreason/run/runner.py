@@ -19,7 +19,7 @@ import dataclasses
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -247,7 +247,7 @@ async def _answer(
     out_dir: Path,
     options: RunOptions,
     found: tuple[dict[int, Record], dict[int, str]],
-    selected: list[EvalItem],
+    selected: Sequence[EvalItem],
     progress: RunProgress | None,
     prices: Mapping[str, Price],
     shared: SharedServer | None,
