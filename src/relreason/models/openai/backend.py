@@ -167,7 +167,11 @@ class OpenAIBackend(ModelBackend):
         self.choice_paths: Counter[str] = self._choices.choice_paths
 
     def describe(self) -> Mapping[str, Any]:
-        """Return spec, model, api, credential-free base URLs, timeout and choice scoring."""
+        """Return spec, model, api, credential-free base URLs, timeout, choice scoring and the
+        sampling fields every generation request carries besides its ``GenerationParams``
+        (``sampling``: ``NEUTRAL_SAMPLING``), so that the cache key and a run folder's
+        configuration change when they do (a server's default ``repeat_penalty`` of 1.1 gives
+        other texts than 1.0)."""
         return {
             "backend": "openai",
             "spec": self.spec,
@@ -176,6 +180,7 @@ class OpenAIBackend(ModelBackend):
             "base_urls": list(self.base_urls),
             "timeout": self.timeout,
             "choice_scoring": self.choice_scoring,
+            "sampling": dict(NEUTRAL_SAMPLING),
         }
 
     def sent_as(self, prompt: str, chat: tuple[Turn, ...] = ()) -> Any:
