@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from relreason.errors import DataError
+from relreason.generate.records import read_json
 
 TEXT_FIELDS: tuple[str, ...] = ("head_regular", "head_hard", "tail_regular", "tail_hard")
 MIN_EXAMPLES, MAX_EXAMPLES = 6, 10
@@ -94,17 +94,6 @@ class UserTriple:
     answer: str | None
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(str(path), "file not found") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise DataError(str(path), f"cannot read the file ({error})") from None
-    except json.JSONDecodeError as error:
-        raise DataError(str(path), f"not valid JSON ({error})") from None
-
-
 def _text(file: str, item: str, raw: dict[str, Any], field: str, *, placeholder: bool) -> str:
     value = raw.get(field)
     if not isinstance(value, str) or not value.strip():
@@ -150,7 +139,7 @@ def _relations(file: str, raw: dict[str, Any], key: str, required: bool) -> list
 def read_definitions(path: Path | str) -> Definitions:
     """Return the checked definitions file; raises ``DataError`` naming file, item and field."""
     file = Path(path)
-    raw = _read_json(file)
+    raw = read_json(file)
     where = str(file)
     if not isinstance(raw, dict):
         raise DataError(where, f"expected a JSON object, got {type(raw).__name__}")
@@ -208,7 +197,7 @@ def _rows(path: Path) -> list[Any]:
         if missing:
             raise DataError(str(path), f"the header lacks {', '.join(missing)}", item="header")
         return list(reader)
-    data = _read_json(path)
+    data = read_json(path)
     if not isinstance(data, list):
         raise DataError(str(path), f"expected a JSON list of triples, got {type(data).__name__}")
     return data

@@ -121,16 +121,6 @@ def _read_json(path: Path) -> Any:
     return sources.load_json(path)
 
 
-def _stamp(path: Path) -> tuple[int, int, int]:
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        raise DataError(str(path), "file not found") from None
-    except OSError as exc:
-        raise DataError(str(path), f"cannot read the file: {exc}") from None
-    return stat.st_ino, stat.st_mtime_ns, stat.st_size
-
-
 def _type_name(value: object) -> str:
     return "null" if value is None else type(value).__name__
 
@@ -179,7 +169,7 @@ def _parse_triple(file: str, key: str, position: int, raw: object) -> Triple:
 
 
 @lru_cache(maxsize=16)
-def _parse_triples(path: str, stamp: tuple[int, int, int]) -> tuple[Triple, ...]:
+def _parse_triples(path: str, stamp: sources.Stamp) -> tuple[Triple, ...]:
     data = _read_json(Path(path))
     if not isinstance(data, dict):
         raise DataError(path, f"expected an object of relation key -> list, got {_type_name(data)}")
@@ -200,14 +190,14 @@ def load_triples(data_dir: Path | str | None, subset: bool) -> list[Triple]:
     and field) for a missing, unreadable or malformed file.
     """
     path = triples_path(subset, data_dir)
-    return list(_parse_triples(str(path), _stamp(path)))
+    return list(_parse_triples(str(path), sources.file_stamp(path)))
 
 
 # ---- relations (templates) --------------------------------------------------------------
 
 
 @lru_cache(maxsize=16)
-def _parse_relations(path: str, stamp: tuple[int, int, int], task: str) -> RelationsFile:
+def _parse_relations(path: str, stamp: sources.Stamp, task: str) -> RelationsFile:
     data = _read_json(Path(path))
     if not isinstance(data, dict):
         raise DataError(
@@ -237,14 +227,14 @@ def load_relations(task: str, data_dir: Path | str | None) -> RelationsFile:
     ``UsageError`` for an unknown task.
     """
     path = _data_path(f"{check_task(task)}_relations.json", data_dir)
-    return _parse_relations(str(path), _stamp(path), task)
+    return _parse_relations(str(path), sources.file_stamp(path), task)
 
 
 # ---- few-shot examples ------------------------------------------------------------------
 
 
 @lru_cache(maxsize=16)
-def _parse_examples(path: str, stamp: tuple[int, int, int]) -> ExamplesFile:
+def _parse_examples(path: str, stamp: sources.Stamp) -> ExamplesFile:
     data = _read_json(Path(path))
     if not isinstance(data, dict):
         raise DataError(
@@ -274,7 +264,7 @@ def load_examples(task: str, data_dir: Path | str | None) -> ExamplesFile:
     task.
     """
     path = _data_path(f"{check_task(task)}_examples.json", data_dir)
-    return _parse_examples(str(path), _stamp(path))
+    return _parse_examples(str(path), sources.file_stamp(path))
 
 
 def clear_cache() -> None:

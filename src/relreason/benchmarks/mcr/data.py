@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from relreason.data.sources import data_file, load_json, sha256_file
+from relreason.data.sources import Stamp, data_file, file_stamp, load_json, sha256_file
 from relreason.errors import DataError, UsageError
 
 LANGUAGES: dict[str, str] = {
@@ -96,10 +96,9 @@ class _LoadedFile:
     letters: tuple[tuple[str, ...], ...]  # the answer letters of each question
 
 
-_StatKey = tuple[str, int, int]  # resolved path, mtime_ns, size
 # One entry per file path: the version last read and what it gave.
-_QUESTION_CACHE: dict[str, tuple[_StatKey, _LoadedFile]] = {}
-_EXEMPLAR_CACHE: dict[str, tuple[_StatKey, dict[str, str]]] = {}
+_QUESTION_CACHE: dict[str, tuple[Stamp, _LoadedFile]] = {}
+_EXEMPLAR_CACHE: dict[str, tuple[Stamp, dict[str, str]]] = {}
 
 
 # --- names -------------------------------------------------------------------------------
@@ -144,17 +143,6 @@ def normalize_mode(name: str) -> Mode:
     if key == "paper":
         return "paper"
     raise UsageError(f"unknown MCR scoring mode {name!r}; valid: {', '.join(MODES)}")
-
-
-# --- files ---------------------------------------------------------------------------------
-
-
-def _stat_key(path: Path) -> _StatKey:
-    try:
-        stat = path.stat()
-    except OSError as error:
-        raise DataError(str(path), f"cannot read the file ({error.strerror or error})") from None
-    return (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
 
 
 # --- questions -----------------------------------------------------------------------------
@@ -242,7 +230,7 @@ def question_block(question: Question) -> str:
 
 
 def _load_file(path: Path) -> _LoadedFile:
-    key = _stat_key(path)
+    key = file_stamp(path)
     cached = _QUESTION_CACHE.get(key[0])
     if cached is not None and cached[0] == key:
         return cached[1]
@@ -325,7 +313,7 @@ def load_exemplars(
     key for a missing file, a missing key or a non-string value.
     """
     file = Path(path) if path is not None else data_file("mcr", OFFICIAL_EXEMPLARS, data_dir)
-    key = _stat_key(file)
+    key = file_stamp(file)
     cached = _EXEMPLAR_CACHE.get(key[0])
     if cached is not None and cached[0] == key:
         return dict(cached[1])
