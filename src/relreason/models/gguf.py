@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import ctypes
 import itertools
+import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,7 +40,8 @@ class GGUFBackend(ModelBackend):
     """A GGUF model in llama.cpp, on the CPU.
 
     ``n_ctx`` is the context length (default: the model's training context, as ``hf`` takes
-    its config's); ``threads`` llama.cpp's threads (None: its default). ``model_name`` and
+    its config's); ``threads`` llama.cpp's threads, for single-token steps and prompt batches
+    alike (None: every CPU this process may run on, :func:`cpu_threads`). ``model_name`` and
     ``revision`` override what ``describe()`` reports (the bundled model). Raises
     ``UsageError`` when the file cannot be loaded (with llama.cpp's own reason), when the
     installed llama-cpp-python build crashes on this CPU (``llama_check``: with the command
@@ -66,13 +68,14 @@ class GGUFBackend(ModelBackend):
         if not file.is_file():
             raise UsageError(f"GGUF file not found: {path}")
         check_build(file)
+        n_threads = threads or cpu_threads()
         with _llama_errors() as said:
             try:
                 self.llm = Llama(
                     str(file),
                     n_ctx=n_ctx or 0,
-                    n_threads=threads,
-                    n_threads_batch=threads,
+                    n_threads=n_threads,
+                    n_threads_batch=n_threads,
                     seed=seed,
                     logits_all=False,
                     verbose=False,
@@ -293,6 +296,17 @@ class GGUFBackend(ModelBackend):
         with self._lock:
             self.llm.n_tokens = 0  # what Llama.reset() does
             self._last = None
+
+
+def cpu_threads() -> int:
+    """The CPUs this process may run on: ``gguf:``'s threads when none are given, as torch
+    (``hf:``) takes every core. llama-cpp-python's own default gives single-token steps
+    (generation, and scoring a prompt one token past the one before) half the CPUs: one of
+    two on a 2-core machine."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # pragma: no cover - no affinity outside Linux
+        return os.cpu_count() or 1
 
 
 @contextlib.contextmanager
