@@ -128,28 +128,30 @@ def _gives_sex(relation: str) -> bool:
 
 
 def _open_sexes(
-    rng: random.Random, chain: chains.Chain, hops: int, uncertain: bool
-) -> list[chains.Triple] | None:
-    """English and French kinship: the premises with two sex sentences, shuffled.
+    rng: random.Random, chain: chains.Chain, hops: int
+) -> tuple[list[chains.Triple], list[chains.Triple]] | None:
+    """English and French kinship: the premises with two sex sentences, shuffled, twice: for an
+    "Uncertain" item and for a determined one, alike but for one sentence.
 
     The asked person P0's own premise leaves their sex open (``chains.kinship_chain``), and so
     does every name (``names.UNISEX``). One sentence gives the sex of the person asked from;
-    the other that of P0 (their words then name one answer) or, for an item meant to be
-    "Uncertain", that of a person between them whom no word gives one (P0's stays open). Every
-    item has two, so their number says nothing. None: no such person between them (redraw, for
-    either kind: the words of determined and uncertain items are drawn alike).
+    the other that of a person between them whom no word gives one (P0's stays open: the
+    first list) or that of P0 (their words then name one answer: the second). Both lists put
+    the premises in the same order; every item has two sex sentences, so their number says
+    nothing. None: no such person between them (redraw).
     """
     premises = list(chain.premises)
     given = {a for a, r, _ in premises if _gives_sex(r)}
     tail = f"P{hops}"
     between = [f"P{i}" for i in range(1, hops) if f"P{i}" not in given]
     if not between:
-        return None  # for either kind, so that their words are drawn alike
-    other = rng.choice(between) if uncertain else "P0"
-    for person in (tail, other):
-        premises.append((person, "sex", _sex_word(chain.sexes[person])))
-    rng.shuffle(premises)
-    return premises
+        return None
+    order = rng.sample(range(len(premises) + 2), len(premises) + 2)
+    told = []
+    for other in (rng.choice(between), "P0"):
+        said = [(p, "sex", _sex_word(chain.sexes[p])) for p in (tail, other)]
+        told.append([[*premises, *said][i] for i in order])
+    return told[0], told[1]
 
 
 def _draw(
@@ -171,17 +173,26 @@ def _draw(
     premises = list(chain.premises)
     query = chain.query or ("P0", "?", f"P{hops}")
     open_sex = domain == "kinship" and options.language in names.UNISEX
+    labels: frozenset[str] | None = None
     if open_sex:
-        opened = _open_sexes(rng, chain, hops, want == "uncertain")
+        # Only chains whose answer the open sex leaves "Uncertain" make either kind (so that
+        # the words and relations of the two kinds are drawn alike; a spouse of a person whose
+        # sex is given, say, is never one); a determined item is the same with P0's sex said.
+        opened = _open_sexes(rng, chain, hops)
         if opened is None:
             return None
-        premises = opened
+        unsure = solve(opened[0], query)
+        if expected(options.language, domain, unsure) != "uncertain":
+            return None
+        premises = opened[0] if want == "uncertain" else opened[1]
+        labels = unsure if want == "uncertain" else None
     elif domain == "kinship":
         _tail_sex(premises, chain.sexes, f"P{hops}")
-    labels = solve(premises, query)
+    if labels is None:
+        labels = solve(premises, query)
     found = expected(options.language, domain, labels)
     if found is None or (open_sex and (found == "uncertain") != (want == "uncertain")):
-        return None  # English, French: P0's sex stated is a determined item, open an uncertain one
+        return None  # English, French: P0's sex said makes a determined item
     if proof_depth(premises, query, options.language, domain) != hops:
         return None
     return chain, premises, found, labels
