@@ -31,6 +31,7 @@ from relreason.models.hf.choices import (
 )
 from relreason.models.hf.generate import generate_batch
 from relreason.models.hf.tree_scorer import PrefixTreeScorer
+from relreason.models.lm_eval_rules import lm_eval_context
 from relreason.models.options import ModelOptions, resolve_device
 from relreason.types import (
     ChoiceRequest,
@@ -265,14 +266,7 @@ class HFBackend(ModelBackend):
         As lm-eval: the context's trailing whitespace moves onto the continuation; an empty
         context becomes the BOS (else EOS) token; seq2seq continuations get no special tokens.
         """
-        if not req.continuations:
-            raise ValueError("the request has no continuations to score")
-        if any(not cont for cont in req.continuations.values()):
-            raise ValueError("a continuation is empty")
-        context = self.render(req.prompt, req.chat)
-        stripped = context.rstrip()
-        moved = context[len(stripped) :]
-        ctx = self.encode(stripped) if stripped else [self._empty_prefix]
+        stripped, moved, ctx = lm_eval_context(self, req, self._empty_prefix)
         if self.encoder_decoder:
             ctx = ctx[-self.max_length :]
             rows = []
