@@ -27,7 +27,7 @@ from llama_cpp import Llama, llama_chat_format, llama_cpp
 from relreason.errors import UsageError
 from relreason.models.base import ModelBackend, chat_messages, cut_at_stop
 from relreason.models.llama_check import check_build
-from relreason.models.lm_eval_rules import lm_eval_context, lm_eval_continuation
+from relreason.models.lm_eval_rules import lm_eval_context, lm_eval_continuation, prompt_ids
 from relreason.models.options import ModelOptions
 from relreason.types import ChoiceRequest, GenerationRequest, Response, Turn, Usage
 
@@ -233,13 +233,7 @@ class GGUFBackend(ModelBackend):
     def _generate_one(self, req: GenerationRequest) -> Response:
         """Greedy (or seeded sampled) continuation of one prompt, as ``hf`` generates it."""
         params = req.params
-        room = self.n_ctx - params.max_new_tokens
-        if room < 1:
-            raise ValueError(
-                f"max_new_tokens {params.max_new_tokens} leaves no room for the prompt within"
-                f" the context length {self.n_ctx}"
-            )
-        ids = self.encode(self.render(req.prompt, req.chat))[-room:] or [self._empty_prefix]
+        ids = prompt_ids(self, req, self.n_ctx, self._empty_prefix, "the context length")
         rng = np.random.default_rng(params.seed if params.seed is not None else 0)
         logprobs = self._advance(ids)
         kept: list[int] = []

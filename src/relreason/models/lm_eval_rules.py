@@ -1,13 +1,14 @@
-"""lm-eval's tokenisation rules for scoring choices, shared by the local engines (``hf``,
-``gguf``, ``vllm``): the context's trailing whitespace moves onto each continuation; an empty
-context becomes one token (BOS, else EOS); a continuation's ids are the whole text's past the
-context's, or, after an empty context, its own without special tokens."""
+"""lm-eval's tokenisation rules, shared by the local engines (``hf``, ``gguf``, ``vllm``): for
+scoring choices the context's trailing whitespace moves onto each continuation, an empty
+context becomes one token (BOS, else EOS), and a continuation's ids are the whole text's past
+the context's, or, after an empty context, its own without special tokens; for generation the
+prompt is cut from the left to leave room for the new tokens."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from relreason.types import ChoiceRequest, Turn
+from relreason.types import ChoiceRequest, GenerationRequest, Turn
 
 
 class Tokeniser(Protocol):
@@ -39,3 +40,18 @@ def lm_eval_continuation(
     if stripped:
         return engine.encode(stripped + moved + cont)[len(ctx) :]
     return engine.encode(moved + cont, special=False)
+
+
+def prompt_ids(
+    engine: Tokeniser, req: GenerationRequest, length: int, empty: int, within: str
+) -> list[int]:
+    """A generation prompt's ids, cut from the left to leave ``max_new_tokens`` room within
+    ``length`` tokens (``[empty]`` for an empty prompt); ValueError, naming ``within``, when
+    no room is left."""
+    room = length - req.params.max_new_tokens
+    if room < 1:
+        raise ValueError(
+            f"max_new_tokens {req.params.max_new_tokens} leaves no room for the prompt within "
+            f"{within} {length}"
+        )
+    return engine.encode(engine.render(req.prompt, req.chat))[-room:] or [empty]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from relreason.models.base import chat_messages, cut_at_stop
-from relreason.models.lm_eval_rules import lm_eval_context, lm_eval_continuation
+from relreason.models.lm_eval_rules import lm_eval_context, lm_eval_continuation, prompt_ids
 from relreason.types import (
     ChoiceRequest,
     GenerationParams,
@@ -102,14 +102,12 @@ class VLLMEngine:
         params: list[Any] = []
         owners: list[int] = []
         for i, req in enumerate(requests):
-            room = self.max_model_len - req.params.max_new_tokens
-            if room < 1:
-                responses[i] = Response(
-                    error=f"max_new_tokens {req.params.max_new_tokens} leaves no room for the"
-                    f" prompt within max_model_len {self.max_model_len}"
-                )
+            length = self.max_model_len
+            try:
+                ids = prompt_ids(self, req, length, self._empty_prefix, "max_model_len")
+            except ValueError as exc:
+                responses[i] = Response(error=str(exc))
                 continue
-            ids = self.encode(self.render(req.prompt, req.chat))[-room:] or [self._empty_prefix]
             prompts.append(TokensPrompt(prompt_token_ids=ids))
             params.append(SamplingParams(**_sampling(req.params)))
             owners.append(i)

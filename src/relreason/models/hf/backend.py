@@ -31,7 +31,7 @@ from relreason.models.hf.choices import (
 )
 from relreason.models.hf.generate import generate_batch
 from relreason.models.hf.tree_scorer import PrefixTreeScorer
-from relreason.models.lm_eval_rules import lm_eval_context
+from relreason.models.lm_eval_rules import lm_eval_context, prompt_ids
 from relreason.models.options import ModelOptions, resolve_device
 from relreason.types import (
     ChoiceRequest,
@@ -214,15 +214,12 @@ class HFBackend(ModelBackend):
         responses: list[Response | None] = [None] * len(requests)
         groups: dict[GenerationParams, list[tuple[int, list[int]]]] = {}
         for i, req in enumerate(requests):
-            ids = self.encode(self.render(req.prompt, req.chat))
-            room = self.max_length - req.params.max_new_tokens
-            if room < 1:
-                responses[i] = Response(
-                    error=f"max_new_tokens {req.params.max_new_tokens} leaves no room for the"
-                    f" prompt within max_length {self.max_length}"
-                )
+            try:
+                ids = prompt_ids(self, req, self.max_length, self._empty_prefix, "max_length")
+            except ValueError as exc:
+                responses[i] = Response(error=str(exc))
                 continue
-            groups.setdefault(req.params, []).append((i, ids[-room:] or [self._empty_prefix]))
+            groups.setdefault(req.params, []).append((i, ids))
         with self._lock:
             for params, members in groups.items():
                 members.sort(key=lambda m: -len(m[1]))
