@@ -17,8 +17,6 @@ from typing import Any
 
 from relreason.errors import DataError
 
-MCR_FIELDS: tuple[str, ...] = ("question", "options", "correct", "category")
-
 
 @dataclass(frozen=True)
 class Record:
