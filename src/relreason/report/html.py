@@ -25,7 +25,7 @@ import pandas as pd
 from relreason import benchmarks
 from relreason.analysis.item_columns import ITEM_FIELDS
 from relreason.analysis.load import Runs
-from relreason.analysis.table import Table, cell_text
+from relreason.analysis.table import Table, cell_text, plain_deep
 from relreason.benchmarks.mcr.relations import count_relations
 from relreason.files import atomic_write_text
 from relreason.report.html_assets import SCRIPT, STYLE
@@ -56,16 +56,6 @@ def _gzip_script(element_id: str, data: Any) -> str:
     )
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return None
-    if hasattr(value, "item"):
-        return value.item()
-    return value
-
-
 _SIMPLE = {str, int, bool, type(None)}
 
 
@@ -82,10 +72,10 @@ def _column(items: pd.DataFrame, name: str) -> list[Any]:
 
 
 def _plain_list(value: Any) -> Any:
-    """``_plain``, with a quick way for the commonest case: a list of texts (a label)."""
+    """``plain_deep``, with a quick way for the commonest case: a list of texts (a label)."""
     if type(value) is list and all(type(v) in _SIMPLE for v in value):
         return value
-    return _plain(value)
+    return plain_deep(value)
 
 
 def _cut(text: Any) -> Any:
