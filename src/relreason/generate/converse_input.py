@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason.errors import DataError
-from relreason.generate.records import read_json
+from relreason.generate.records import read_json, read_text
 
 TEXT_FIELDS: tuple[str, ...] = ("head_regular", "head_hard", "tail_regular", "tail_hard")
 MIN_EXAMPLES, MAX_EXAMPLES = 6, 10
@@ -105,6 +105,13 @@ def _text(file: str, item: str, raw: dict[str, Any], field: str, *, placeholder:
     return value
 
 
+def _answer(file: str, item: str, value: Any, *, optional: bool = False) -> Any:
+    """An answer letter as given (``optional``: None, not given); DataError unless A or B."""
+    if not (optional and value is None) and value not in ("A", "B"):
+        raise DataError(file, f"expected 'A' or 'B', got {value!r}", item=item, field="answer")
+    return value
+
+
 def _relation(file: str, item: str, raw: Any) -> Relation:
     if not isinstance(raw, dict):
         raise DataError(file, f"expected an object, got {type(raw).__name__}", item=item)
@@ -175,24 +182,14 @@ def read_definitions(path: Path | str) -> Definitions:
         if name not in seen:
             raise DataError(where, f"unknown relation {name!r}", item=item, field="relation")
         tail = _text(where, item, row, "tail", placeholder=False)
-        answer = row.get("answer", "AB"[i % 2])
-        if answer not in ("A", "B"):
-            raise DataError(
-                where, f"expected 'A' or 'B', got {answer!r}", item=item, field="answer"
-            )
+        answer = _answer(where, item, row.get("answer", "AB"[i % 2]))
         examples.append(Example(name, tail, answer))
     return Definitions(tuple(relations), tuple(extra), tuple(examples))
 
 
 def _rows(path: Path) -> list[Any]:
     if path.suffix.lower() == ".csv":
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise DataError(str(path), "file not found") from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise DataError(str(path), f"cannot read the file ({error})") from None
-        reader = csv.DictReader(io.StringIO(text))
+        reader = csv.DictReader(io.StringIO(read_text(path)))
         missing = [k for k in ("head", "relation", "tail") if k not in (reader.fieldnames or [])]
         if missing:
             raise DataError(str(path), f"the header lacks {', '.join(missing)}", item="header")
@@ -225,11 +222,7 @@ def read_triples(path: Path | str, known: set[str]) -> list[UserTriple]:
                 item=item,
                 field="relation",
             )
-        answer = row.get("answer") or None
-        if answer is not None and answer not in ("A", "B"):
-            raise DataError(
-                where, f"expected 'A' or 'B', got {answer!r}", item=item, field="answer"
-            )
+        answer = _answer(where, item, row.get("answer") or None, optional=True)
         if (head, relation, tail) in seen:
             raise DataError(where, "duplicate triple", item=item)
         seen.add((head, relation, tail))

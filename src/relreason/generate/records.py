@@ -61,18 +61,23 @@ def write_items(items: Sequence[dict[str, Any]], path: Path | str) -> Path:
     return target
 
 
+def read_text(path: Path | str) -> str:
+    """Return a UTF-8 file's text (``DataError`` naming the file when missing or unreadable)."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(str(path), "file not found") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise DataError(str(path), f"cannot read the file ({error})") from None
+
+
 def read_json(path: Path | str) -> Any:
     """Return the parsed content of a JSON file (``DataError`` naming the file for a missing
     or unreadable file or bad JSON)."""
-    file = Path(path)
     try:
-        return json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(str(file), "file not found") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise DataError(str(file), f"cannot read the file ({error})") from None
+        return json.loads(read_text(path))
     except json.JSONDecodeError as error:
-        raise DataError(str(file), f"not valid JSON ({error})") from None
+        raise DataError(str(path), f"not valid JSON ({error})") from None
 
 
 def read_items(path: Path | str) -> list[dict[str, Any]]:
