@@ -23,7 +23,6 @@ from relreason.files import atomic_write_json, atomic_write_text
 from relreason.generate.records import dumps, read_items
 from relreason.models.base import ModelBackend
 from relreason.records import utc_now
-from relreason.run.calls import CallFailed, CallPath
 from relreason.run.options import RunOptions
 from relreason.run.settings import RunSettings
 from relreason.translate.prompt import PROMPT_TEMPLATE, Reading, build_prompt, read_reply
@@ -88,6 +87,9 @@ async def _replies(
     backend: ModelBackend, prompts: list[str], params: GenerationParams, options: RunOptions
 ) -> list[tuple[str | None, str | None]]:
     """(reply text, error) per prompt, sent concurrently through the call path."""
+    # here, not at the top: the command line imports this module at start-up for its defaults
+    from relreason.run.calls import CallFailed, CallPath
+
     calls = CallPath(backend, options, None)
 
     async def one(prompt: str) -> tuple[str | None, str | None]:
