@@ -23,9 +23,17 @@ from relreason.files import atomic_write_json, atomic_write_text
 from relreason.generate.records import dumps, read_items
 from relreason.models.base import ModelBackend
 from relreason.records import utc_now
+from relreason.run.calls import CallFailed, CallPath
 from relreason.run.options import RunOptions
 from relreason.run.settings import RunSettings
-from relreason.translate.prompt import PROMPT_TEMPLATE, Reading, build_prompt, read_reply
+from relreason.translate.prompt import (
+    MAX_NEW_TOKENS,
+    PROMPT_TEMPLATE,
+    REQUEST_TIMEOUT,
+    Reading,
+    build_prompt,
+    read_reply,
+)
 from relreason.types import GenerationParams, GenerationRequest
 from relreason.version import __version__
 
@@ -87,9 +95,6 @@ async def _replies(
     backend: ModelBackend, prompts: list[str], params: GenerationParams, options: RunOptions
 ) -> list[tuple[str | None, str | None]]:
     """(reply text, error) per prompt, sent concurrently through the call path."""
-    # here, not at the top: the command line imports this module at start-up for its defaults
-    from relreason.run.calls import CallFailed, CallPath
-
     calls = CallPath(backend, options, None)
 
     async def one(prompt: str) -> tuple[str | None, str | None]:
@@ -101,12 +106,6 @@ async def _replies(
         return response.text, response.error
 
     return list(await asyncio.gather(*(one(p) for p in prompts)))
-
-
-MAX_NEW_TOKENS = 1024
-"""The longest reply per item (the translated JSON) unless one is given."""
-REQUEST_TIMEOUT = 120.0
-"""Seconds before one request is abandoned unless given (a whole item's JSON is long)."""
 
 
 def translate_file(
