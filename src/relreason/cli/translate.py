@@ -13,7 +13,7 @@ from relreason.declare import plain
 from relreason.models.options import OPTION_HELP, ModelOptions
 from relreason.models.registry import DEFAULT_MODEL
 from relreason.run.settings import RunSettings
-from relreason.translate.driver import MAX_NEW_TOKENS, REQUEST_TIMEOUT
+from relreason.translate.prompt import MAX_NEW_TOKENS, REQUEST_TIMEOUT
 
 
 @gather_options(

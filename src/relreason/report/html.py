@@ -113,7 +113,6 @@ def run_payload(
     prefix, suffix = _common_affixes(prompts) if len(prompts) == len(items) else ("", "")
     cut = len(suffix)
     cols = [*_ITEM_COLUMNS, *shown, "n_relations", "prompt"]
-    n = len(items)
     columns = [_column(items, c) for c in (*_ITEM_COLUMNS, *shown)]
     for position, name in enumerate(_ITEM_COLUMNS):
         if name in ("output", "second_output", "error"):
@@ -125,7 +124,7 @@ def run_payload(
         for p in _column(items, "prompt_text")
     ]
     columns.append([None if t is None else pool.setdefault(t, len(pool)) for t in texts])
-    rows = [list(row) for row in zip(*columns, strict=True)] if n else []
+    rows = list(zip(*columns, strict=True))  # tuples: the same JSON arrays as lists
     return {"cols": cols, "rows": rows, "prefix": prefix, "suffix": suffix, "label": label}
 
 

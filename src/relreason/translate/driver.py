@@ -26,7 +26,14 @@ from relreason.records import utc_now
 from relreason.run.calls import CallFailed, CallPath
 from relreason.run.options import RunOptions
 from relreason.run.settings import RunSettings
-from relreason.translate.prompt import PROMPT_TEMPLATE, Reading, build_prompt, read_reply
+from relreason.translate.prompt import (
+    MAX_NEW_TOKENS,
+    PROMPT_TEMPLATE,
+    REQUEST_TIMEOUT,
+    Reading,
+    build_prompt,
+    read_reply,
+)
 from relreason.types import GenerationParams, GenerationRequest
 from relreason.version import __version__
 
@@ -99,12 +106,6 @@ async def _replies(
         return response.text, response.error
 
     return list(await asyncio.gather(*(one(p) for p in prompts)))
-
-
-MAX_NEW_TOKENS = 1024
-"""The longest reply per item (the translated JSON) unless one is given."""
-REQUEST_TIMEOUT = 120.0
-"""Seconds before one request is abandoned unless given (a whole item's JSON is long)."""
 
 
 def translate_file(
