@@ -10,20 +10,37 @@ Two measurements, one thread each:
    requantised copies (Q4_0, Q8_0, F16, F32, written to a temporary folder and deleted), and
    transformers on the float32 conversion ``hf:`` runs, 300 tokens each, in turn, twice.
 
+3. ``--per-item``: seconds per item of log-likelihood scoring, the runner's way (``hf:``
+   prepares its prefix tree, then both take batches of 16), ``hf:`` beside ``gguf:`` under
+   several thread settings (``--configs``: ``ENGINE:THREADS``, ``0`` = the engine's default),
+   each in its own subprocess, the configurations run in turn and then in reverse (A B C C B A)
+   so that a load that drifts weighs on each alike. Items: ``--n`` of each of MCR en zs,
+   ConvRe re2text settings 9 and 1 and compose en zs (every 7th). Printed per configuration:
+   s/item (each round and mean), the ratio to ``hf:``, the letters it picks against ``hf:``'s
+   and the largest log-likelihood difference against the first ``gguf:`` configuration (so a
+   change of threads that moved a score would show).
+
 Not a test::
 
     python perf/bench_gguf_loglik.py
+    python perf/bench_gguf_loglik.py --per-item --n 24 --configs hf:0,gguf:1,gguf:0
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import ctypes
 import datetime as dt
+import json
 import os
 import platform
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import llama_cpp
 import torch
@@ -118,11 +135,127 @@ def speeds() -> None:
     print("llama.cpp features:", llama_cpp.llama_print_system_info().decode().strip())
 
 
+PER_ITEM_TASKS = [*TASKS[2:3], *TASKS[:2], *TASKS[3:]]
+BATCH = 16
+
+
+def choice_requests(n: int) -> list[Any]:
+    """``n`` letter-scoring requests of each task (every 7th item)."""
+    from relreason.types import ChoiceRequest
+
+    requests = []
+    for name, params in PER_ITEM_TASKS:
+        benchmark = get(name)
+        task = benchmark.build_task(benchmark.params(**params), DATA)
+        requests += [ChoiceRequest(it.prompt, task.continuations(it)) for it in task.items[::7][:n]]
+    return requests
+
+
+def phase(config: str, n: int) -> dict[str, Any]:
+    """One configuration in this process: load, then score every request the runner's way."""
+    from relreason.models.registry import load_backend
+
+    engine, threads = config.split(":")
+    options: dict[str, Any] = {"threads": int(threads)} if int(threads) else {}
+    requests = choice_requests(n)
+    started = time.perf_counter()
+    backend = load_backend({"hf": "smollm2", "gguf": "gguf:smollm2"}[engine], **options)
+    load_s = time.perf_counter() - started
+
+    async def score() -> list[Any]:
+        out: list[Any] = []
+        await backend.prepare_choices(requests)  # hf: one prefix tree, as a run prepares it
+        for start in range(0, len(requests), BATCH):
+            out.extend(await backend.score_choices(requests[start : start + BATCH]))
+        return out
+
+    cpu = time.process_time()
+    started = time.perf_counter()
+    scored = asyncio.run(score())
+    seconds = time.perf_counter() - started
+    cpu = time.process_time() - cpu
+    asyncio.run(backend.aclose())
+    llm = getattr(backend, "llm", None)
+    return {
+        "s_per_item": seconds / len(requests),
+        "cpu_per_item": cpu / len(requests),
+        "load_s": load_s,
+        "threads": (
+            [llm.context_params.n_threads, llm.context_params.n_threads_batch]
+            if llm is not None
+            else torch.get_num_threads()
+        ),
+        "scores": [r.choice_logprobs for r in scored],
+        "failed": sum(r.error is not None for r in scored),
+    }
+
+
+def per_item(configs: list[str], n: int) -> None:
+    order = configs + configs[::-1]
+    results: dict[str, list[dict[str, Any]]] = {}
+    for config in order:
+        command = [sys.executable, __file__, "--phase", config, "--n", str(n)]
+        env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
+        done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+        results.setdefault(config, []).append(json.loads(done.stdout.splitlines()[-1]))
+        print(config, "done", os.getloadavg(), file=sys.stderr, flush=True)
+
+    def letters(scores: list[dict[str, float]]) -> list[str]:
+        return [max(s, key=s.__getitem__) for s in scores]
+
+    mean = {c: sum(r["s_per_item"] for r in rs) / len(rs) for c, rs in results.items()}
+    hf = next((c for c in configs if c.startswith("hf")), None)
+    first_gguf = next((c for c in configs if c.startswith("gguf")), None)
+    n_items = len(results[configs[0]][0]["scores"])
+    print(f"{n_items} items; each configuration twice (A B .. B A)")
+    print(
+        "| engine:threads | threads used | s/item (rounds) | mean s/item | vs hf | CPU s/item |"
+        " same letter as hf | max abs. log-lik. diff vs first gguf | failed |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for config, rs in results.items():
+        scores = rs[0]["scores"]
+        same = "-"
+        if hf:
+            pairs = zip(letters(scores), letters(results[hf][0]["scores"]), strict=True)
+            same = str(sum(a == b for a, b in pairs))
+        diff = "-"
+        if first_gguf and config.startswith("gguf"):
+            reference = results[first_gguf][0]["scores"]
+            gaps = [
+                abs(a[k] - b[k])
+                for r in rs
+                for a, b in zip(r["scores"], reference, strict=True)
+                for k in a
+            ]
+            diff = f"{max(gaps):.2g}"
+        ratio = f"{mean[config] / mean[hf]:.2f}x" if hf else "-"
+        rounds = " / ".join(f"{r['s_per_item']:.3f}" for r in rs)
+        cpu = sum(r["cpu_per_item"] for r in rs) / len(rs)
+        print(
+            f"| {config} | {rs[0]['threads']} | {rounds} | {mean[config]:.3f} | {ratio} |"
+            f" {cpu:.3f} | {same}/{n_items} | {diff} | {rs[0]['failed']} |"
+        )
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-item", action="store_true", help="s/item, hf beside gguf")
+    parser.add_argument("--configs", default="hf:0,gguf:1,gguf:0", help="ENGINE:THREADS,...")
+    parser.add_argument("--n", type=int, default=24, help="items per task (four tasks)")
+    parser.add_argument("--phase", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.phase:
+        print(json.dumps(phase(args.phase, args.n)))
+        return
     print(dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "load", os.getloadavg())
     print(platform.platform(), "cpus", os.cpu_count(), "llama-cpp-python", llama_cpp.__version__)
-    token_counts()
-    speeds()
+    print("command:", " ".join(sys.argv))
+    if args.per_item:
+        per_item(args.configs.split(","), args.n)
+    else:
+        token_counts()
+        speeds()
     print(dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "load", os.getloadavg())
 
 

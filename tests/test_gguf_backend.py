@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -212,6 +213,18 @@ def test_the_registry_builds_it_and_names_a_missing_file(tmp_path: Path) -> None
         load_backend(f"gguf:{missing}")
     with pytest.raises(UsageError, match="threads"):
         GGUFBackend(str(gguf_path()), threads=0)
+
+
+def test_threads_default_to_every_cpu_for_steps_and_batches_alike() -> None:
+    """As torch (``hf:``) takes every core: llama-cpp-python's own default gave single-token
+    steps half the CPUs, one of two on a 2-core machine."""
+    cpus = len(os.sched_getaffinity(0))
+    backend = load_backend("gguf:smollm2", max_model_len=64)
+    assert isinstance(backend, GGUFBackend)
+    params = backend.llm.context_params
+    assert (params.n_threads, params.n_threads_batch) == (cpus, cpus)
+    one = GGUFBackend(str(gguf_path()), threads=1, n_ctx=64).llm.context_params
+    assert (one.n_threads, one.n_threads_batch) == (1, 1)
 
 
 def test_describe_names_the_bundled_file(gguf: GGUFBackend) -> None:

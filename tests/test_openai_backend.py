@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 import math
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 from relreason.errors import UsageError
 from relreason.models.base import TransientError
 from relreason.models.errors_map import APIRequestError, parse_retry_after, public_url, scrub
+from relreason.models.openai import backend as openai_backend
 from relreason.models.openai.backend import (
     OpenAIBackend,
     continuation_logprob,
@@ -31,8 +33,12 @@ from relreason.models.openai.backend import (
     match_first_token,
 )
 from relreason.models.openai.choices import CHOICE_TOP_K, WIDE_TOP_K
+from relreason.records import load_manifest
+from relreason.run.cache import cache_key, stable_identity
+from relreason.run.runner import RunOptions, resume_run, run_task
 from relreason.types import ChoiceRequest, GenerationParams, GenerationRequest, Response
 from servers.anthropic_stub import ApiStub, Fault, greedy, top_k, toy_distribution, toy_logprob
+from servers.fault_server import FaultServer, toy_task
 from servers.llama_server import LlamaServer, free_port, gguf_model_path, llama_cpp_missing
 
 PLANTED_KEY = "sk-planted-4f9c2e7a1b3d5f6e8a9c0b1d2e3f4a5b"
@@ -226,6 +232,63 @@ def test_neutral_sampling_is_sent_and_dropped_for_a_server_that_refuses_it(stub:
     assert first.text == second.text == greedy("Q", 3) and first.top_logprobs is not None
     sent = [("repeat_penalty" in body, bool(body.get("logprobs"))) for _, _, body in stub.requests]
     assert sent[1:] == [(True, True), (False, True), (False, True)]
+
+
+FROM_PARAMS = {"model", "prompt", "messages", "max_tokens", "temperature", "stop", "seed"}
+"""What a generation body carries from the request itself (prompt, ``GenerationParams``)."""
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("api", ["chat", "completions"])
+def test_every_sampling_field_sent_is_in_the_cache_identity(
+    stub: ApiStub, api: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache key and a run folder's configuration hold ``describe()``: every field a
+    generation request sends besides its prompt and ``GenerationParams`` must be there, so that
+    changing one (``repeat_penalty``, which llama.cpp's server defaults to 1.1) misses the
+    texts cached under the other (issue 30: it was sent, and left out of ``describe()``)."""
+    backend = backend_for(stub, api=api)
+    params = GenerationParams(max_new_tokens=2, top_logprobs=2, stop=("\n",), seed=3)
+    assert run(backend.generate, [GenerationRequest("Q", params)])[0].error is None
+    body = stub.requests[-1][2]
+    sent = {k: v for k, v in body.items() if k not in FROM_PARAMS | {"logprobs", "top_logprobs"}}
+    assert sent == backend.describe()["sampling"] == {"repeat_penalty": 1.0}
+
+    def key() -> str:
+        return cache_key(stable_identity(backend.describe()), "generate", "Q", {"max": 2})
+
+    neutral = key()
+    monkeypatch.setitem(openai_backend.NEUTRAL_SAMPLING, "repeat_penalty", 1.1)
+    assert key() != neutral
+    assert run(backend.generate, [GenerationRequest("Q", params)])[0].error is None
+    assert stub.requests[-1][2]["repeat_penalty"] == 1.1
+
+
+@pytest.mark.server
+def test_a_folder_recorded_without_the_sampling_fields_is_refused_on_resume(
+    tmp_path: Path,
+) -> None:
+    """A run folder of before ``sampling`` was in the identity (its texts may have been
+    generated under a server's own ``repeat_penalty``) is not resumed silently: the refusal
+    names what differs and the way out (docs/engines-agreement.md)."""
+    out = tmp_path / "run"
+    options = RunOptions(use_cache=False, max_retries=0)
+    with FaultServer(fault_rate=0.0) as server:
+        run_task(toy_task(4), OpenAIBackend("m", base_urls=[server.url]), out, options)
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["config"]["backend"]["sampling"] == {"repeat_penalty": 1.0}
+        del manifest["config"]["backend"]["sampling"]
+        (out / "manifest.json").write_text(json.dumps(manifest))
+        with pytest.raises(UsageError, match=r"differs in: backend\).*--rerun-changed"):
+            resume_run(out, task=toy_task(4), backend=OpenAIBackend("m", base_urls=[server.url]))
+        resume_run(
+            out,
+            task=toy_task(4),
+            backend=OpenAIBackend("m", base_urls=[server.url]),
+            rerun_changed=True,
+        )
+    assert load_manifest(out).status == "complete"
+    assert list(out.glob("records.replaced-*.jsonl"))
 
 
 @pytest.mark.server

@@ -293,18 +293,7 @@ def _build(
     it misses (``balance``), or None to redraw."""
     from relreason.generate.assemble import assemble
 
-    if domain in SPECS:
-        rename = SPECS[domain].rename(rng, options.language, chain, options.fictional)
-    else:
-        people = sorted(chain.sexes, key=lambda p: int(p[1:]))
-        chosen = names.pick_names(
-            rng,
-            options.language,
-            [chain.sexes[p] for p in people],
-            options.fictional,
-            unisex=domain == "kinship",
-        )
-        rename = dict(zip(people, chosen, strict=True))
+    rename = _rename(rng, options, domain, chain)
     x_sex, y_sex = chain.sexes.get("P0", "M"), chain.sexes.get(f"P{hops}", "M")
     premise_text = ""
     if domain == "kinship":
@@ -363,6 +352,23 @@ def _build(
             return None  # the premises name the answer: a shortcut, not a question
         candidates.append(item)
     return balance.choose(rng, candidates, goal)
+
+
+def _rename(
+    rng: random.Random, options: ComposeOptions, domain: str, chain: chains.Chain
+) -> dict[str, str]:
+    """The name of each placeholder of ``chain`` (kinship, position, order: given names)."""
+    if domain in SPECS:
+        return SPECS[domain].rename(rng, options.language, chain, options.fictional)
+    people = sorted(chain.sexes, key=lambda p: int(p[1:]))
+    chosen = names.pick_names(
+        rng,
+        options.language,
+        [chain.sexes[p] for p in people],
+        options.fictional,
+        unisex=domain == "kinship",
+    )
+    return dict(zip(people, chosen, strict=True))
 
 
 def _named_at_head(premises: list[chains.Triple], head: str) -> Callable[[str], float]:

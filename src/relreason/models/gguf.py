@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import ctypes
 import itertools
+import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,6 +28,7 @@ from llama_cpp import Llama, llama_chat_format, llama_cpp
 from relreason.errors import UsageError
 from relreason.models.base import ModelBackend, chat_messages, cut_at_stop
 from relreason.models.llama_check import check_build
+from relreason.models.lm_eval_rules import lm_eval_context, lm_eval_continuation, prompt_ids
 from relreason.models.options import ModelOptions
 from relreason.types import ChoiceRequest, GenerationRequest, Response, Turn, Usage
 
@@ -39,7 +41,8 @@ class GGUFBackend(ModelBackend):
     """A GGUF model in llama.cpp, on the CPU.
 
     ``n_ctx`` is the context length (default: the model's training context, as ``hf`` takes
-    its config's); ``threads`` llama.cpp's threads (None: its default). ``model_name`` and
+    its config's); ``threads`` llama.cpp's threads, for single-token steps and prompt batches
+    alike (None: every CPU this process may run on, :func:`cpu_threads`). ``model_name`` and
     ``revision`` override what ``describe()`` reports (the bundled model). Raises
     ``UsageError`` when the file cannot be loaded (with llama.cpp's own reason), when the
     installed llama-cpp-python build crashes on this CPU (``llama_check``: with the command
@@ -66,13 +69,14 @@ class GGUFBackend(ModelBackend):
         if not file.is_file():
             raise UsageError(f"GGUF file not found: {path}")
         check_build(file)
+        n_threads = threads or cpu_threads()
         with _llama_errors() as said:
             try:
                 self.llm = Llama(
                     str(file),
                     n_ctx=n_ctx or 0,
-                    n_threads=threads,
-                    n_threads_batch=threads,
+                    n_threads=n_threads,
+                    n_threads_batch=n_threads,
                     seed=seed,
                     logits_all=False,
                     verbose=False,
@@ -210,20 +214,10 @@ class GGUFBackend(ModelBackend):
         """The log-likelihood of each continuation, as ``hf`` computes it (lm-eval's rules):
         the context's trailing whitespace moves onto the continuation; the input is
         ``(context + continuation)[:-1]`` cut from the left to the context length."""
-        if not req.continuations:
-            raise ValueError("the request has no continuations to score")
-        if any(not cont for cont in req.continuations.values()):
-            raise ValueError("a continuation is empty")
-        context = self.render(req.prompt, req.chat)
-        stripped = context.rstrip()
-        moved = context[len(stripped) :]
-        ctx = self.encode(stripped) if stripped else [self._empty_prefix]
+        stripped, moved, ctx = lm_eval_context(self, req, self._empty_prefix)
         scores: dict[str, float] = {}
         for label, cont in req.continuations.items():
-            if stripped:
-                cont_ids = self.encode(stripped + moved + cont)[len(ctx) :]
-            else:
-                cont_ids = self.encode(moved + cont, special=False)
+            cont_ids = lm_eval_continuation(self, stripped, moved, ctx, cont)
             if not cont_ids:
                 raise ValueError("the continuation adds no token to the prompt")
             if len(cont_ids) > self.n_ctx:
@@ -242,13 +236,7 @@ class GGUFBackend(ModelBackend):
     def _generate_one(self, req: GenerationRequest) -> Response:
         """Greedy (or seeded sampled) continuation of one prompt, as ``hf`` generates it."""
         params = req.params
-        room = self.n_ctx - params.max_new_tokens
-        if room < 1:
-            raise ValueError(
-                f"max_new_tokens {params.max_new_tokens} leaves no room for the prompt within"
-                f" the context length {self.n_ctx}"
-            )
-        ids = self.encode(self.render(req.prompt, req.chat))[-room:] or [self._empty_prefix]
+        ids = prompt_ids(self, req, self.n_ctx, self._empty_prefix, "the context length")
         rng = np.random.default_rng(params.seed if params.seed is not None else 0)
         logprobs = self._advance(ids)
         kept: list[int] = []
@@ -293,6 +281,17 @@ class GGUFBackend(ModelBackend):
         with self._lock:
             self.llm.n_tokens = 0  # what Llama.reset() does
             self._last = None
+
+
+def cpu_threads() -> int:
+    """The CPUs this process may run on: ``gguf:``'s threads when none are given, as torch
+    (``hf:``) takes every core. llama-cpp-python's own default gives single-token steps
+    (generation, and scoring a prompt one token past the one before) half the CPUs: one of
+    two on a 2-core machine."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # pragma: no cover - no affinity outside Linux
+        return os.cpu_count() or 1
 
 
 @contextlib.contextmanager
