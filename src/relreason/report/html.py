@@ -47,8 +47,8 @@ def _json_script(element_id: str, data: Any) -> str:
 
 def _gzip_script(element_id: str, data: Any) -> str:
     """Embed ``data`` as gzip-compressed JSON in base64 (decompressed in the page by the
-    browser's own ``DecompressionStream``, on demand). Level 3: most of level 6's size for
-    less of its time."""
+    browser's own ``DecompressionStream``, on demand). Level 3: 3% larger than level 6 on
+    perf/bench_report_ratio.py's runs, in less than half its time."""
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     packed = base64.b64encode(gzip.compress(raw, compresslevel=3, mtime=0)).decode("ascii")
     return (
