@@ -10,11 +10,16 @@ printed, move with the other workers' load). Each output is timed from after the
 ``relreason.report`` (pandas) to its last byte; matplotlib's import is in the HTML's time.
 
     python perf/bench_report_ratio.py --data-dir ../shared/data [--keep DIR]
+        [--baseline-src OTHER_TREE/src]
+
+``--baseline-src``: each output made by another checkout's relreason too, right after this
+one's (keys ``before_<output>_<cold|warm>``), in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -71,9 +76,14 @@ def make_runs(folder: Path, data_dir: Path) -> None:
     run_sweep(sweep, data_dir=data_dir, show_progress=False)
 
 
-def one(what: str, folder: Path, data_dir: Path, out: Path, cache: Path) -> dict[str, float]:
-    """Make one output in a fresh process with the report cache at ``cache``."""
+def one(
+    what: str, folder: Path, data_dir: Path, out: Path, cache: Path, src: Path | None = None
+) -> dict[str, float]:
+    """Make one output in a fresh process with the report cache at ``cache`` (relreason from
+    ``src`` when given)."""
     env = {**os.environ, "RELREASON_CACHE_DIR": str(cache)}
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
     args = [sys.executable, "-c", ONE, what, str(folder), str(data_dir), str(out)]
     done = subprocess.run(args, env=env, check=True, capture_output=True, text=True)
     found: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -85,6 +95,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--keep", type=Path, help="make the runs here (reused when present)")
+    parser.add_argument("--baseline-src", type=Path, help="also time another tree's src/")
     args = parser.parse_args()
     base = args.keep or Path(tempfile.mkdtemp(prefix="relreason-ratio-"))
     folder = base / "runs"
@@ -98,13 +109,14 @@ def main() -> None:
         "load_average_before": [round(x, 1) for x in os.getloadavg()],
         "runs": sum(1 for _ in folder.rglob("manifest.json")),
     }
-    for what in ("terminal", "markdown", "html"):
+    sides = [("", None)] + ([("before_", args.baseline_src)] if args.baseline_src else [])
+    for what, (side, src) in itertools.product(("terminal", "markdown", "html"), sides):
         cache = Path(tempfile.mkdtemp(prefix="relreason-ratio-cache-"))
         out = base / f"report.{'html' if what == 'html' else 'md'}"
         for state in ("cold", "warm"):
-            found = one(what, folder, args.data_dir, out, cache)
+            found = one(what, folder, args.data_dir, out, cache, src)
             result["records"] = found["records"]
-            result[f"{what}_{state}"] = {
+            result[f"{side}{what}_{state}"] = {
                 "cpu_s": round(found["cpu"], 2),
                 "wall_s": round(found["wall"], 2),
                 "read_cpu_s": round(found["read_cpu"], 2),

@@ -6,7 +6,10 @@ process to the moment a local server (in this process, on 127.0.0.1) receives it
 request. The bare side imports ``openai``, builds an ``AsyncOpenAI`` client and sends one chat
 request; the relreason side is ``relreason run mcr --language en --method zs --model
 openai:bench --base-url URL --limit 1 --no-cache --no-progress`` (the official MCR data, from
-``--data-dir``). The two alternate for ``--rounds`` rounds; the figures are medians, and the
+``--data-dir``). Each side's Python files are compiled first (``compileall``), as an installed
+package's are (pip compiles them; a checkout run with ``PYTHONDONTWRITEBYTECODE`` set would
+compile relreason's ~140 modules again at every start, about 0.3 s, while the SDK's come
+compiled). The two alternate for ``--rounds`` rounds; the figures are medians, and the
 load average is printed with them (only the ratio means anything on a shared machine).
 
 Usage: ``python perf/bench_startup.py --data-dir /work/shared/data [--rounds 3]
@@ -97,6 +100,8 @@ def first_request(command: list[str], server: _Server, src: Path | None = None) 
 def measure(data_dir: Path, rounds: int, baseline: Path | None = None) -> dict[str, list[float]]:
     """{side: [seconds to the first request, ...]} over ``rounds`` alternating rounds (side
     "before": relreason from the ``baseline`` source tree, when given)."""
+    for tree in [Path(__file__).resolve().parents[1] / "src", *([baseline] if baseline else [])]:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree)], check=True)
     server = _Server(("127.0.0.1", 0), _Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

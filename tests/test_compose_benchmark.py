@@ -74,6 +74,10 @@ def test_a_generated_file_takes_its_own_language(tmp_path: Path) -> None:
     assert bench.run_name(params) == "compose-zs-mine"
     again = task_from_description(task.description)
     assert [i.prompt for i in again.items] == [i.prompt for i in task.items]
+    older = {k: v for k, v in task.description.items() if k != "params"}  # before params
+    assert [i.prompt for i in task_from_description(older).items] == [i.prompt for i in task.items]
+    with pytest.raises(UsageError, match="lacks the field 'method'"):
+        task_from_description({k: v for k, v in older.items() if k != "method"})
 
 
 def test_cli_prompts_run_resume_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -168,6 +168,8 @@ CASES: list[tuple[str, Callable[[Path], None], str | None]] = [
     ("manifest-empty", _manifest_text(b""), None),
     ("manifest-status", _manifest_field("status", "bogus"), "status"),
     ("manifest-model", _manifest_field("model", "x"), "model"),
+    ("manifest-model-spec", _manifest_field("model.spec", _DROP), "model.spec"),
+    ("manifest-model-options", _manifest_field("model.options", [1]), "model.options"),
     ("manifest-benchmark", _manifest_field("benchmark", _DROP), "benchmark"),
     ("manifest-description", _manifest_field("description", [1]), "description"),
     ("manifest-usage", _manifest_field("usage", "x"), "usage"),

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from relreason.errors import UsageError
 from relreason.generate.compose import DOMAINS, ComposeOptions, compose
+from relreason.generate.kin_world import PREMISE_RELATIONS
 from relreason.generate.lexicon import LANGUAGES, UNCERTAIN
+from relreason.generate.names import UNISEX
 from relreason.generate.records import dumps, load_records, write_items
 from relreason.generate.verify import verify, verify_items
 
@@ -54,9 +56,7 @@ def test_every_generated_item_is_proved(
         assert 2 <= len(item["options"]) <= n_options
         assert len(set(item["options"])) == len(item["options"])
         assert (UNCERTAIN[language] in item["options"]) == options.offers_uncertain(domain)
-        assert options.offers_uncertain(domain) == (
-            uncertain and not (domain == "kinship" and language in ("en", "fr"))
-        )
+        assert options.offers_uncertain(domain) == uncertain
         if not uncertain:
             assert item["answer"] != "uncertain"
 
@@ -78,6 +78,56 @@ def test_uncertain_answers_occur_in_every_domain() -> None:
     items = compose(ComposeOptions(language="ja", seed=1, count=90))
     uncertain = {i["domain"] for i in items if i["answer"] == "uncertain"}
     assert uncertain == set(DOMAINS)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(min_value=0, max_value=2**31),
+    language=st.sampled_from(("en", "fr")),
+    hops=st.integers(min_value=2, max_value=6),
+)
+def test_english_and_french_kinship_is_uncertain_where_the_asked_sex_is_open(
+    seed: int, language: str, hops: int
+) -> None:
+    options = ComposeOptions(
+        language=language, domains=("kinship",), hops=(hops,), seed=seed, count=8
+    )
+    items = compose(options)
+    assert verify_items(items) == []
+    assert sum(i["answer"] == "uncertain" for i in items) == 2  # one item in 4
+    for item in items:
+        head, _, tail = item["query"]
+        said = [p for p in item["premises"] if p[1] == "sex"]
+        assert len(said) == 2 and tail in {p[0] for p in said}  # two, whatever the answer
+        assert (head in item["sexes"]) == (item["answer"] != "uncertain")
+        own = [p[1] for p in item["premises"] if p[1] != "sex" and head in (p[0], p[2])]
+        assert all(PREMISE_RELATIONS[r][1] is None for r in own)  # "parent", never "father"
+        people = {p[0] for p in item["premises"]} | {p[2] for p in item["premises"]}
+        assert {n for n in people if n not in ("male", "female")} <= set(UNISEX[language])
+
+
+def test_kinship_in_every_language_is_uncertain_one_item_in_four() -> None:
+    for language in LANGUAGES:
+        items = compose(ComposeOptions(language=language, domains=("kinship",), seed=5, count=20))
+        assert sum(i["answer"] == "uncertain" for i in items) == 5, language
+
+
+def test_verify_refuses_a_sex_no_premise_gives_and_an_open_one_outside_en_fr() -> None:
+    item = compose(ComposeOptions(language="en", domains=("kinship",), seed=2, count=1))[0]
+    assert verify_items([item]) == []
+    tail = item["query"][2]  # the person asked from: their sex is always given
+    invented = _tampered(item, "sexes", {**item["sexes"], "Nobody": "M"})
+    assert "sexes" in {p.field for p in verify_items([invented])}
+    dropped = _tampered(item, "sexes", {k: v for k, v in item["sexes"].items() if k != tail})
+    assert "sexes" in {p.field for p in verify_items([dropped])}  # a sex the premises give
+    unsaid = {p[0] for p in item["premises"]} - set(item["sexes"])
+    if unsaid:  # a sex no premise gives (English and French may leave one open)
+        guessed = _tampered(item, "sexes", {**item["sexes"], min(unsaid): "F"})
+        assert "sexes" in {p.field for p in verify_items([guessed])}
+    item = compose(ComposeOptions(language="zh", domains=("kinship",), seed=2, count=1))[0]
+    head = item["query"][0]
+    dropped = _tampered(item, "sexes", {k: v for k, v in item["sexes"].items() if k != head})
+    assert "sexes" in {p.field for p in verify_items([dropped])}
 
 
 def _tampered(item: dict[str, Any], field: str, value: Any) -> dict[str, Any]:

@@ -52,6 +52,10 @@ MEANING: dict[str, str] = {
     "younger_brother": "X is a sibling of Y born after Y; X is male",
     "older_sister": "X is a sibling of Y born before Y; X is female",
     "younger_sister": "X is a sibling of Y born after Y; X is female",
+    "parent": "X is a parent of Y; X's sex left open",
+    "child": "X is a child of Y; X's sex left open",
+    "spouse": "X is the spouse of Y; X's sex left open",
+    "sibling": "X is a sibling of Y (same parents); X's sex left open",
 }
 """What each premise relation means in the solver's model (any distance: never adjacency)."""
 
@@ -90,6 +94,10 @@ RELATION_SENTENCES: dict[str, list[tuple[str, str]]] = {
         ("younger_brother", "Henry is Alice's younger brother."),
         ("older_sister", "Alice is Henry's older sister."),
         ("younger_sister", "Alice is Henry's younger sister."),
+        ("parent", "Alice is Henry's parent."),
+        ("child", "Alice is Henry's child."),
+        ("spouse", "Alice is Henry's spouse."),
+        ("sibling", "Alice is Henry's sibling."),
     ],
     "fr": [
         ("in_front_of", "Alice se tient quelque part devant Hugo, dans la même colonne."),
@@ -125,6 +133,10 @@ RELATION_SENTENCES: dict[str, list[tuple[str, str]]] = {
         ("younger_brother", "Hugo est le frère cadet d'Alice."),
         ("older_sister", "Alice est la sœur aînée d'Hugo."),
         ("younger_sister", "Alice est la sœur cadette d'Hugo."),
+        ("parent", "Alice est l'un des parents d'Hugo."),
+        ("child", "Alice est un enfant d'Hugo."),
+        ("spouse", "Alice est l'époux ou l'épouse d'Hugo."),
+        ("sibling", "Alice a les mêmes parents qu'Hugo."),
     ],
     "zh": [
         ("in_front_of", "小红和小明在同一列，小红在小明前面。"),
@@ -253,6 +265,8 @@ def model_meaning(relation: str) -> str:
         name = "earliness" if attribute == "arrival" else attribute
         return f"{name}(X) {_OP[sign]} {name}(Y)"
     link, sex = PREMISE_RELATIONS[relation]
+    if sex is None:
+        return f"{_LINKS[link]}; X's sex left open"
     return f"{_LINKS[link]}; X is {'male' if sex == 'M' else 'female'}"
 
 

@@ -1,5 +1,5 @@
 """No silent zero: the command line and sweep files accept the same values (one declaration,
-``run.options.BOUNDS``); a misnamed key in a responses file is an error naming it; options that
+``RunSettings``); a misnamed key in a responses file is an error naming it; options that
 do nothing for a backend are refused; every option given at run time survives ``--resume``;
 a reading audit's 0.0000 says why; a run with no readable answer says so first, with the option
 that fixes its likely cause; ``score`` reads every reply a record holds."""
@@ -9,24 +9,39 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import annotated_types
 import pytest
 
 from clihelp import run_cli
 from relreason.errors import DataError
-from relreason.run.options import BOUNDS
+from relreason.run.options import TASK_OPTIONS
+from relreason.run.settings import RunSettings
 from relreason.run.sweep import load_sweep
+
+
+def _bound(name: str) -> tuple[float, bool, float | None] | None:
+    """Option ``name``'s declared lower bound, whether it is excluded, and its upper bound."""
+    meta = RunSettings.model_fields[name].metadata
+    high = next((float(m.le) for m in meta if isinstance(m, annotated_types.Le)), None)
+    for m in meta:
+        if isinstance(m, annotated_types.Ge):
+            return float(m.ge), False, high  # type: ignore[arg-type]
+        if isinstance(m, annotated_types.Gt):
+            return float(m.gt), True, high  # type: ignore[arg-type]
+    return None
 
 
 def _edges(name: str) -> tuple[list[float], list[float]]:
     """Values just inside and just outside the declared bound of option ``name``."""
-    bound = BOUNDS[name]
-    low = bound.minimum
+    bound = _bound(name)
+    assert bound is not None
+    low, exclusive, high = bound
     step = 1 if float(low).is_integer() and name not in ("temperature",) else 0.05
-    inside = [low + step] if bound.exclusive else [low]
-    outside = [low] if bound.exclusive else [low - step]
-    if bound.maximum is not None:
-        inside.append(bound.maximum)
-        outside.append(bound.maximum + 1)
+    inside = [low + step] if exclusive else [low]
+    outside = [low] if exclusive else [low - step]
+    if high is not None:
+        inside.append(high)
+        outside.append(high + 1)
     return inside, outside
 
 
@@ -53,7 +68,7 @@ def _cli_accepts(name: str, value: float, capsys: pytest.CaptureFixture[str]) ->
     return code == 0
 
 
-SWEPT = [name for name in BOUNDS if name != "max_connection_failures"]  # not a CLI option
+SWEPT = [n for n in RunSettings.model_fields if n not in TASK_OPTIONS and _bound(n) is not None]
 
 
 @pytest.mark.parametrize("name", SWEPT)

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from relreason.records import RECORD_FIELDS, Record
+from relreason.records.record import AltReading
 
 text = st.none() | st.text(max_size=20)
 records = st.builds(
@@ -22,7 +23,7 @@ records = st.builds(
     ),
     latency_s=st.floats(0, 100),
     labels=st.dictionaries(st.sampled_from(["relation", "order"]), st.text(max_size=5)),
-    alt=st.none() | st.fixed_dictionaries({"answer": text, "status": st.just("wrong")}),
+    alt=st.none() | st.builds(AltReading, reader=text, answer=text, status=st.just("wrong")),
 )
 
 

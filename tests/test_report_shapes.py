@@ -100,7 +100,7 @@ def write_shaped_run(
         writer.append(record)
     writer.close()
     shaped = manifest.model_copy(deep=True)
-    shaped.model = {**shaped.model, "spec": model}
+    shaped.model = shaped.model.model_copy(update={"spec": model})
     shaped.n_items = len(items) + (2 if partial else 0)
     shaped.status = "interrupted" if partial else "complete"
     atomic_write_json(folder / MANIFEST, shaped.to_json())

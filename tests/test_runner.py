@@ -249,6 +249,8 @@ def test_limit_runs_only_the_first_items(tmp_path: Path) -> None:
         {"request_timeout": 0},
         {"requests_per_minute": 0},
         {"params": GenerationParams(max_new_tokens=0)},
+        {"max_connection_failures": 0},
+        {"log_to": "neptune"},
     ],
 )
 def test_bad_options_are_usage_errors(tmp_path: Path, bad: dict[str, Any]) -> None:

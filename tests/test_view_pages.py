@@ -19,6 +19,7 @@ from starlette.testclient import TestClient
 
 from analysis_runs import answers, mcr_description, write_run
 from relreason.records import STATUSES, Record
+from relreason.records.record import AltReading
 from relreason.view import LOOPBACK, make_app
 from relreason.view.items import Filters, facets, pair_records, readings_differ
 
@@ -115,8 +116,7 @@ _RECORDS = st.lists(
         st.integers(0, 50),
         _STATUS,
         st.sampled_from([None, "A", "B"]),
-        st.none()
-        | st.fixed_dictionaries({"answer": st.sampled_from(["A", "B"]), "status": _STATUS}),
+        st.none() | st.builds(AltReading, answer=st.sampled_from(["A", "B"]), status=_STATUS),
         st.sampled_from(["r1", "r2", "<r3>"]),
     ),
     max_size=30,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from relreason.analysis.load import Runs, run_label
+from relreason.analysis.stats import counts_cell
 from relreason.analysis.table import Drill, NotPossible, Table
-from relreason.records import wilson_interval
 
 
 def by_label(runs: Runs, label: str, benchmark: str, name: str, note: str = "") -> Table:
@@ -33,8 +33,7 @@ def by_label(runs: Runs, label: str, benchmark: str, name: str, note: str = "") 
         for value in values:
             k, n = found.get((run["run_id"], value), (0, 0))
             if n:
-                lo, hi = wilson_interval(k, n)
-                cell = {"n": n, "correct": k, "accuracy": k / n, "lo": lo, "hi": hi}
+                cell = counts_cell(k, n)
                 data_rows.append(
                     {"run_id": run["run_id"], "model": run["model"], label: value, **cell}
                 )

@@ -45,9 +45,13 @@ plt.rcParams.update(
 
 
 def to_svg(fig: Figure) -> str:
-    """Return ``fig`` as SVG text (without the XML prologue) and close it."""
+    """Return ``fig`` as SVG text (without the XML prologue) and close it.
+
+    Drawn once: every figure here is laid out by matplotlib's constrained layout, which keeps
+    labels and legends inside it, so no ``bbox_inches="tight"`` (which draws the figure a
+    second time to measure it)."""
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight")
+    fig.savefig(buffer, format="svg")
     plt.close(fig)
     text = buffer.getvalue()
     text = re.sub(r"<metadata>.*?</metadata>", "", text, flags=re.S)  # no date: stable output

@@ -4,7 +4,7 @@ as ``label_<name>`` columns, and each column's type (numbers as numbers, text as
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -61,9 +61,9 @@ _NONE4 = (None, None, None, None)
 def _readings(record: Record) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """(official, sound) readings of a record as (answer, status, correct, reader)."""
     alt = record.alt
-    if not isinstance(alt, Mapping):
+    if alt is None:
         return _NONE4, _NONE4
-    other = (alt.get("answer"), alt.get("status"), _alt_correct(alt), alt.get("reader"))
+    other = (alt.answer, alt.status, alt.correct, alt.reader)
     own = (record.answer, record.status, record.status == "correct", record.reader)
     return (own, other) if is_official_reader(record.reader) else (other, own)
 
@@ -142,10 +142,3 @@ def add_items(
             column = labels.setdefault(f"label_{name}", [])
             column += [None] * (start + number - len(column))
             column.append(list(value) if isinstance(value, list | tuple) else value)
-
-
-def _alt_correct(alt: Mapping[str, Any]) -> Any:
-    correct = alt.get("correct")
-    if correct is None and alt.get("status") is not None:
-        return alt.get("status") == "correct"
-    return correct

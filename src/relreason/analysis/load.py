@@ -175,15 +175,16 @@ def _run_row(root: Path, folder: Path, manifest: Manifest, n_records: int) -> di
     description = manifest.description
     model = manifest.model
     options = manifest.options
-    spec = str(model.get("spec") or "?")
-    size = model.get("size") or (model.get("options") or {}).get("size") or size_from_spec(spec)
+    spec = model.spec
+    given = (model.model_extra or {}).get("size") or model.options.get("size")
+    size = given or size_from_spec(spec)
     limit = options.get("limit")
     # a manifest that does not say how many items were selected: the summary's count
     n_items = manifest.n_items if "n_items" in manifest.model_fields_set else None
     complete = manifest.status == "complete"
     benchmark = description.get("benchmark", manifest.benchmark)
     params = options.get("params") or {}
-    model_options = model.get("options") or {}
+    model_options = model.options
     return {
         "run_id": folder.relative_to(root).as_posix() if folder != root else folder.name,
         "folder": str(folder),

@@ -14,8 +14,11 @@ from relreason.records import wilson_interval
 def accuracy_cell(correct: pd.Series) -> dict[str, float | int]:
     """Return ``n``, ``correct``, ``accuracy`` and the Wilson 95% ``lo``/``hi`` of a boolean
     series (accuracy is NaN when it is empty)."""
-    n = len(correct)
-    k = int(correct.sum())
+    return counts_cell(int(correct.sum()), len(correct))
+
+
+def counts_cell(k: int, n: int) -> dict[str, float | int]:
+    """``accuracy_cell`` of ``k`` right out of ``n``."""
     lo, hi = wilson_interval(k, n)
     return {"n": n, "correct": k, "accuracy": k / n if n else float("nan"), "lo": lo, "hi": hi}
 

@@ -252,7 +252,7 @@ def json_cells(frame: pd.DataFrame) -> pd.DataFrame:
     for column in out.columns:
         if out[column].dtype == object and out[column].map(_is_nested).any():
             out[column] = out[column].map(
-                lambda v: json.dumps(_plain_deep(v), ensure_ascii=False) if _is_nested(v) else v
+                lambda v: json.dumps(plain_deep(v), ensure_ascii=False) if _is_nested(v) else v
             )
     return out
 
@@ -261,11 +261,13 @@ def _is_nested(value: Any) -> bool:
     return isinstance(value, list | tuple | dict)
 
 
-def _plain_deep(value: Any) -> Any:
+def plain_deep(value: Any) -> Any:
+    """A value as plain JSON-ready Python: NumPy values as Python's, NaN as None, lists, tuples
+    and dicts (keys as text) element by element."""
     if isinstance(value, dict):
-        return {str(k): _plain_deep(v) for k, v in value.items()}
+        return {str(k): plain_deep(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_plain_deep(v) for v in value]
+        return [plain_deep(v) for v in value]
     return _plain(value)
 
 

@@ -24,7 +24,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from relreason.bridges.cells import Cell, cell_key
 from relreason.bridges.docs import item_doc
 from relreason.errors import UsageError
-from relreason.records.record import alt_json
+from relreason.records.record import AltReading
 from relreason.types import Response
 from relreason.types import Task as RelreasonTask
 
@@ -41,7 +41,7 @@ def reading_metadata(rtask: RelreasonTask, doc: dict[str, Any], text: str) -> Sc
         "status": reading.status,
         "method": reading.method,
         "detail": reading.detail,
-        "alt": None if alt is None else alt_json(alt, rtask.alt_reader),
+        "alt": None if alt is None else AltReading.of(alt, rtask.alt_reader).to_json(),
     }
     return Score(
         value=CORRECT if reading.correct else INCORRECT,

@@ -111,21 +111,18 @@ def _as_the_run_did(bench: Benchmark[Any], params: Any, responses: Path) -> Any:
     """``params`` for the model of the run folder holding ``responses`` (its
     ``records.jsonl``), so that ``score`` reads as the run did (e.g. ConvRe's official rule of
     that model's family); unchanged for a file outside a run folder of this benchmark."""
-    from relreason.records import is_run_folder, read_manifest
+    from relreason.records import is_run_folder, load_manifest
 
     folder = responses.parent
     if not is_run_folder(folder):
         return params
     try:
-        manifest = read_manifest(folder)
+        manifest = load_manifest(folder)
     except RelreasonError:
         return params
-    model = manifest.get("model")
-    if manifest.get("benchmark") != bench.name or not isinstance(model, dict):
+    if manifest.benchmark != bench.name:
         return params
-    options = model.get("options")
-    options = options if isinstance(options, dict) else {}
-    return bench.for_model(params, str(model.get("spec")), str(options.get("api") or "chat"))
+    return bench.for_model(params, manifest.spec, str(manifest.model.options.get("api") or "chat"))
 
 
 def _score_and_report(task: Task, responses_path: Path, out: Path, strict: bool) -> None:

@@ -1,47 +1,88 @@
-"""Command-line option types shared by the commands, and ``gather_options``, which gives a
-command the options declared in another function's signature (a benchmark's, the runner's);
-``with_params`` gives it a benchmark's options that way."""
+"""Command-line options shared by the commands: ``CommandOptions``, the commands' own options
+declared once (``--model``, ``--rerun-changed``, ``--out``, ``--dry-run``, ``--prices``,
+``--data-dir``), and ``gather_options``, which gives a command the options declared in another
+function's signature (a benchmark's, the runner's); ``with_params`` gives it a benchmark's
+options that way."""
 
 from __future__ import annotations
 
 import functools
 import inspect
 from collections.abc import Callable
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
+from pydantic import BaseModel, Field
 
 from relreason.benchmarks.base import Benchmark
 from relreason.cli.declared import option_parameter, option_template
+from relreason.declare import Cli
+from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS
 from relreason.run.settings import RunSettings
 
 
-class Api(StrEnum):
-    """Which OpenAI-compatible endpoint to call."""
+class CommandOptions(BaseModel):
+    """The options of the commands themselves (not a benchmark's, a backend's or the runner's),
+    each declared once; ``run``, ``run --resume``, ``sweep``, ``translate`` and the commands
+    reading data take them by these names."""
 
-    chat = "chat"
-    completions = "completions"
+    model: Annotated[
+        str, Cli(flags=("--model", "-m")), Field(description=" | ".join(SPEC_FORMS))
+    ] = DEFAULT_MODEL
+    rerun_changed: Annotated[
+        bool,
+        Cli(flags=("--rerun-changed",)),
+        Field(
+            description="Start a run folder again if its items or model changed (with "
+            "--resume: that folder; in a sweep: each finished cell)."
+        ),
+    ] = False
+    out: Annotated[
+        Path | None,
+        Cli(flags=("--out",)),
+        Field(description="Run folder (default: runs/<task>-<model>-<time>)."),
+    ] = None
+    dry_run: Annotated[
+        bool,
+        Cli(flags=("--dry-run",)),
+        Field(description="Estimate requests, tokens and cost (of every run); run nothing."),
+    ] = False
+    prices: Annotated[
+        Path | None,
+        Cli(flags=("--prices",), envvar="RELREASON_PRICES"),
+        Field(description="Your price table (YAML/JSON)."),
+    ] = None
+    data_dir: Annotated[
+        Path | None,
+        Cli(flags=("--data-dir",), envvar="RELREASON_DATA_DIR"),
+        Field(description="Folder holding convre/ and mcr/ (default: the download cache)."),
+    ] = None
 
 
-DataDir = Annotated[
-    Path | None,
-    typer.Option(
-        "--data-dir",
-        envvar="RELREASON_DATA_DIR",
-        help="Folder holding convre/ and mcr/ (default: the download cache).",
-        show_default=False,
-    ),
-]
+def _option(model: type[BaseModel], name: str) -> Any:
+    """The typer annotation of one declared field (for a command's own signature)."""
+    return option_parameter(name, model.model_fields[name]).annotation
+
 
 if TYPE_CHECKING:
+    DataDir = Path | None
+    PricesOpt = Path | None
+    ModelOpt = str
+    RerunChangedOpt = bool
+    DryRunOpt = bool
     LimitOpt = int | None
     PermuteOpt = str | None
+    ProgressOpt = bool
 else:
-    LimitOpt = option_parameter("limit", RunSettings.model_fields["limit"]).annotation
-    PermuteOpt = option_parameter("permute", RunSettings.model_fields["permute"]).annotation
-"""``--limit`` and ``--permute`` of ``prompts`` and ``score``, as ``RunSettings`` declares them."""
+    DataDir = _option(CommandOptions, "data_dir")
+    PricesOpt = _option(CommandOptions, "prices")
+    ModelOpt = _option(CommandOptions, "model")
+    RerunChangedOpt = _option(CommandOptions, "rerun_changed")
+    DryRunOpt = _option(CommandOptions, "dry_run")
+    LimitOpt = _option(RunSettings, "limit")
+    PermuteOpt = _option(RunSettings, "permute")
+    ProgressOpt = _option(RunSettings, "show_progress")
+"""Declared options as the annotation of a command's own parameter."""
 
 
 def gather_options(
@@ -76,12 +117,6 @@ def gather_options(
         return wrapper
 
     return decorate
-
-
-PricesOpt = Annotated[
-    Path | None,
-    typer.Option("--prices", envvar="RELREASON_PRICES", help="Your price table (YAML/JSON)."),
-]
 
 
 def with_params(

@@ -3,28 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from relreason.cli.options import DataDir, PricesOpt
+from relreason.cli.options import DataDir, DryRunOpt, PricesOpt, ProgressOpt, RerunChangedOpt
 from relreason.errors import ItemsFailedError, UsageError
+
+if TYPE_CHECKING:
+    from relreason.report.report import Report
 
 
 def sweep(
     file: Annotated[Path, typer.Argument(help="YAML sweep: models x benchmarks x settings.")],
     data_dir: DataDir = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress display.")] = True,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Estimate requests, tokens and cost of every run.")
-    ] = False,
+    show_progress: ProgressOpt = True,
+    dry_run: DryRunOpt = False,
     prices: PricesOpt = None,
-    rerun_changed: Annotated[
-        bool,
-        typer.Option(
-            "--rerun-changed", help="Run again the finished cells whose items or model changed."
-        ),
-    ] = False,
+    rerun_changed: RerunChangedOpt = False,
     ray: Annotated[
         str | None,
         typer.Option(
@@ -51,7 +47,7 @@ def sweep(
     result = run_sweep(
         file,
         data_dir=data_dir,
-        show_progress=progress,
+        show_progress=show_progress,
         rerun_changed=rerun_changed,
         ray=ray,
         ray_logs=ray_logs,
@@ -165,24 +161,14 @@ def report(
     from relreason.run.runs_table import collect
 
     mapping = _pairs(compare, "--compare", "PAPER_MODEL")
-    sizes: dict[str, float] = {}
-    for spec, value in _pairs(size, "--size", "PARAMETERS").items():
-        try:
-            sizes[spec] = float(value)
-        except ValueError:
-            raise UsageError(f"--size takes SPEC=PARAMETERS (a number), got {value!r}") from None
-    if fmt is not None and fmt not in ("markdown", "csv", "latex", "json"):
-        raise UsageError(f"unknown --format {fmt!r}; valid: markdown, csv, latex, json")
-    if out is not None and fmt is None:
-        raise UsageError("--out needs --format (markdown, csv, latex or json)")
-    if not folder.is_dir():
-        raise UsageError(f"{folder} is not a folder")
+    sizes = _sizes(size)
+    _check_output(folder, fmt, out)
     if as_json:
         rows = collect(folder)
         if not rows:
             raise UsageError(f"no run folders (with a manifest.json) under {folder}")
     from relreason.analysis import load_runs
-    from relreason.report import build_report, render_html
+    from relreason.report import build_report
     from relreason.report.paper import check_compare
 
     runs = load_runs(folder)  # UsageError when no run folder is there
@@ -193,6 +179,15 @@ def report(
         return
     texts = html is not None or data_dir is not None or figures is not None  # from the data
     built = build_report(runs, mapping, sizes=sizes, data_dir=data_dir, texts=texts)
+    _show(built, html=html, figures=figures, fmt=fmt, out=out)
+
+
+def _show(
+    built: Report, *, html: Path | None, figures: Path | None, fmt: str | None, out: Path | None
+) -> None:
+    """Write or print the report as the options ask (the terminal tables when none does)."""
+    from relreason.report import render_html
+
     if html is not None:
         render_html(built, html)
         typer.echo(f"wrote {html}")
@@ -207,7 +202,28 @@ def report(
         built.print()
 
 
-def _write_format(built: Any, fmt: str, out: Path) -> None:
+def _sizes(size: list[str] | None) -> dict[str, float]:
+    """``--size SPEC=PARAMETERS`` as numbers by model spec."""
+    sizes: dict[str, float] = {}
+    for spec, value in _pairs(size, "--size", "PARAMETERS").items():
+        try:
+            sizes[spec] = float(value)
+        except ValueError:
+            raise UsageError(f"--size takes SPEC=PARAMETERS (a number), got {value!r}") from None
+    return sizes
+
+
+def _check_output(folder: Path, fmt: str | None, out: Path | None) -> None:
+    """Refuse an unknown ``--format``, ``--out`` without one, and a ``folder`` that is none."""
+    if fmt is not None and fmt not in ("markdown", "csv", "latex", "json"):
+        raise UsageError(f"unknown --format {fmt!r}; valid: markdown, csv, latex, json")
+    if out is not None and fmt is None:
+        raise UsageError("--out needs --format (markdown, csv, latex or json)")
+    if not folder.is_dir():
+        raise UsageError(f"{folder} is not a folder")
+
+
+def _write_format(built: Report, fmt: str, out: Path) -> None:
     """Write the report in ``fmt`` to ``out`` (csv: a folder of tables), saying what it wrote."""
     from relreason.files import atomic_write_text
 

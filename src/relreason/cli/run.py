@@ -15,75 +15,47 @@ from relreason import benchmarks
 from relreason.benchmarks.base import Benchmark
 from relreason.cli.declared import merged_templates, option_template
 from relreason.cli.helptext import benchmark_help
-from relreason.cli.options import DataDir, PricesOpt, gather_options, with_params
+from relreason.cli.options import (
+    CommandOptions,
+    DataDir,
+    RerunChangedOpt,
+    gather_options,
+    with_params,
+)
 from relreason.declare import plain
 from relreason.errors import ItemsFailedError, UnreadableAnswersError, UsageError
 from relreason.models.options import ModelOptions
-from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS
 from relreason.run.plan import Plan, plan_run
 from relreason.run.settings import RunSettings
 
 
 class RunConfig:
-    """Everything ``run`` needs besides the task, gathered from the command line by name."""
+    """Everything ``run`` needs besides the task, gathered from the command line by name: the
+    command's own options (``command``), the run options' values by their flat names (``run``;
+    ``RunOptions`` comes from the plan) and the backend options (:meth:`model_options`)."""
 
     def __init__(self, **values: Any) -> None:
-        self.values = {name: plain(value) for name, value in values.items()}
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.values[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def run_values(self) -> dict[str, Any]:
-        """The run options' values by their flat names (``RunOptions`` comes from the plan)."""
-        return {k: v for k, v in self.values.items() if k in RunSettings.model_fields}
+        given = {name: plain(value) for name, value in values.items()}
+        self.command = CommandOptions(**{k: given[k] for k in CommandOptions.model_fields})
+        self.run = {k: v for k, v in given.items() if k in RunSettings.model_fields}
+        fields = ModelOptions.model_fields
+        self._model = {k: v for k, v in given.items() if k in fields and v is not None}
 
     def model_options(self) -> ModelOptions:
         """The backend options (``timeout`` and ``seed`` from the run's own options)."""
-        fields = ModelOptions.model_fields
-        values = {k: v for k, v in self.values.items() if k in fields and v is not None}
-        values.update(timeout=self.request_timeout, seed=self.seed)
-        return ModelOptions.from_json(values)
-
-
-def _model_option(
-    model: Annotated[
-        str, typer.Option("--model", "-m", help=" | ".join(SPEC_FORMS))
-    ] = DEFAULT_MODEL,
-) -> None:
-    """Holds, in its signature, the model option (its backend options are ``ModelOptions``)."""
-
-
-def _command_options(
-    rerun_changed: Annotated[
-        bool,
-        typer.Option(
-            "--rerun-changed", help="Start the run folder again if its items or model changed."
-        ),
-    ] = False,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", help="Run folder (default: runs/<task>-<model>-<time>)."),
-    ] = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Estimate requests, tokens, cost.")
-    ] = False,
-    prices: PricesOpt = None,
-    data_dir: DataDir = None,
-) -> None:
-    """Holds, in its signature, the options of the ``run`` command itself (never called)."""
+        own = {"timeout": self.run["request_timeout"], "seed": self.run["seed"]}
+        return ModelOptions.from_json({**self._model, **own})
 
 
 _run_options = merged_templates(
-    _model_option,
+    option_template(CommandOptions, only=("model",)),
     option_template(ModelOptions),
     option_template(RunSettings),
-    _command_options,
+    option_template(CommandOptions, only=("rerun_changed", "out", "dry_run", "prices", "data_dir")),
 )
-"""The options every ``run`` subcommand takes: the model, then those generated from the
-declarations of the backend options (``ModelOptions``) and run options (``RunSettings``)."""
+"""The options every ``run`` subcommand takes, generated from their declarations: the model,
+the backend options (``ModelOptions``), the run options (``RunSettings``), then the command's
+own (``CommandOptions``)."""
 
 with_run_options = gather_options(_run_options, "cfg", RunConfig)
 """Gives a command the model and runner options, as its ``cfg: RunConfig``."""
@@ -92,15 +64,16 @@ with_run_options = gather_options(_run_options, "cfg", RunConfig)
 def execute(plan: Plan, cfg: RunConfig) -> None:
     """Run (or dry-run) the planned run as the command line options say; print its summary."""
     say_reading(plan.task)
-    if cfg.dry_run:
+    command, shown = cfg.command, bool(cfg.run["show_progress"])
+    if command.dry_run:
         from relreason.run.cost import dry_run
 
-        typer.echo(str(dry_run(plan.task, plan.model, plan.options, prices_file=cfg.prices)))
+        typer.echo(str(dry_run(plan.task, plan.model, plan.options, prices_file=command.prices)))
         return
     from relreason.run.progress import loading
     from relreason.run.runner import run_task
 
-    with loading(plan.model, enabled=cfg.show_progress):
+    with loading(plan.model, enabled=shown):
         backend = plan.backend()
     announce(plan.out)
     summary = run_task(
@@ -109,11 +82,11 @@ def execute(plan: Plan, cfg: RunConfig) -> None:
         plan.out,
         plan.options,
         model_options=plan.model_options.to_json(),
-        data_dir=cfg.data_dir,
-        prices_file=cfg.prices,
-        rerun_changed=cfg.rerun_changed,
+        data_dir=command.data_dir,
+        prices_file=command.prices,
+        rerun_changed=command.rerun_changed,
     )
-    _finish(summary, plan.out, plan.task.strict, printed=cfg.show_progress, data_dir=cfg.data_dir)
+    _finish(summary, plan.out, plan.task.strict, printed=shown, data_dir=command.data_dir)
 
 
 def say_reading(task: Any) -> None:
@@ -161,13 +134,13 @@ def _run_command(bench: Benchmark[Any]) -> Callable[..., None]:
         plan = plan_run(
             bench,
             params,
-            cfg.model,
+            cfg.command.model,
             cfg.model_options(),
-            cfg.run_values(),
-            data_dir=cfg.data_dir,
-            permute=cfg.permute,
-            epochs=cfg.epochs,
-            out=cfg.out,
+            cfg.run,
+            data_dir=cfg.command.data_dir,
+            permute=cfg.run["permute"],
+            epochs=cfg.run["epochs"],
+            out=cfg.command.out,
         )
         execute(plan, cfg)
 
@@ -182,12 +155,7 @@ def _run_main(
     resume: Annotated[
         Path | None, typer.Option("--resume", help="Continue a run folder that was stopped.")
     ] = None,
-    rerun_changed: Annotated[
-        bool,
-        typer.Option(
-            "--rerun-changed", help="With --resume: start again if its items or model changed."
-        ),
-    ] = False,
+    rerun_changed: RerunChangedOpt = False,
     data_dir: DataDir = None,
     limit: Annotated[
         int | None,

@@ -8,10 +8,12 @@ from typing import Annotated, Any
 import typer
 
 from relreason.cli.declared import option_template
-from relreason.cli.options import gather_options
+from relreason.cli.options import ModelOpt, gather_options
 from relreason.declare import plain
 from relreason.models.options import OPTION_HELP, ModelOptions
-from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS
+from relreason.models.registry import DEFAULT_MODEL
+from relreason.run.settings import RunSettings
+from relreason.translate.prompt import MAX_NEW_TOKENS, REQUEST_TIMEOUT
 
 
 @gather_options(
@@ -19,27 +21,25 @@ from relreason.models.registry import DEFAULT_MODEL, SPEC_FORMS
     "backend",
     dict,
 )
+@gather_options(option_template(RunSettings, only=("limit", "concurrency")), "run", dict)
 def translate_command(
     file: Annotated[Path, typer.Argument(help="A JSON list of items (MCR format or generated).")],
     to: Annotated[str, typer.Option("--to", help="Target language: a code (de, fr, ...) or name.")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the translated file.")],
-    model: Annotated[
-        str, typer.Option("--model", "-m", help=" | ".join(SPEC_FORMS))
-    ] = DEFAULT_MODEL,
+    model: ModelOpt = DEFAULT_MODEL,
     source_language: Annotated[
         str | None,
         typer.Option("--from", help="Source language (default: the items' own, else en)."),
     ] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N.")] = None,
-    concurrency: Annotated[
-        int, typer.Option(min=1, help="Requests in flight at once (API models).")
-    ] = 8,
     max_new_tokens: Annotated[
         int, typer.Option(min=16, help="Longest reply per item (the translated JSON).")
-    ] = 1024,
-    request_timeout: Annotated[float, typer.Option(min=0.1, help=OPTION_HELP["timeout"])] = 120.0,
+    ] = MAX_NEW_TOKENS,
+    request_timeout: Annotated[
+        float, typer.Option(min=0.1, help=OPTION_HELP["timeout"])
+    ] = REQUEST_TIMEOUT,
     *,
     backend: dict[str, Any],
+    run: dict[str, Any],
 ) -> None:
     """Translate a benchmark file with a model, keeping option count, gold option and distinct
     options; items failing a check are flagged (OUT.flagged.jsonl), model and prompt recorded
@@ -56,8 +56,7 @@ def translate_command(
         engine,
         out,
         source_language=source_language,
-        limit=limit,
-        concurrency=concurrency,
+        **run,
         max_new_tokens=max_new_tokens,
         request_timeout=request_timeout,
     )

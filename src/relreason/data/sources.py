@@ -68,7 +68,12 @@ def data_file(benchmark: str, filename: str, data_dir: Path | str | None = None)
     return path
 
 
-def _stat_key(path: Path) -> tuple[str, int, int, int]:
+Stamp = tuple[str, int, int, int]
+"""A file's version as caches key it: resolved path, mtime_ns, size, inode."""
+
+
+def file_stamp(path: Path) -> Stamp:
+    """Return ``path``'s ``Stamp`` (``DataError`` when it is missing or cannot be read)."""
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -104,7 +109,7 @@ def load_json(path: Path) -> Any:
     line and column for invalid JSON.
     """
     path = Path(path)
-    key = _stat_key(path)
+    key = file_stamp(path)
     with _lock:
         if key in _json_cache:
             _json_cache.move_to_end(key)
@@ -120,7 +125,7 @@ def load_json(path: Path) -> Any:
         raise DataError(
             str(path), f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
-    if _stat_key(path) == key:  # cache only if the file did not change while we read it
+    if file_stamp(path) == key:  # cache only if the file did not change while we read it
         _remember(_json_cache, key, value)
     return value
 
@@ -130,12 +135,12 @@ def sha256_file(path: Path) -> str:
 
     Raises ``DataError`` when the file cannot be read.
     """
-    key = _stat_key(path)
+    key = file_stamp(path)
     with _lock:
         if key in _hash_cache:
             return _hash_cache[key]
     digest = hashlib.sha256(_read_bytes(path)).hexdigest()
-    if _stat_key(path) == key:
+    if file_stamp(path) == key:
         _remember(_hash_cache, key, digest)
     return digest
 

@@ -60,7 +60,10 @@ def _hidden_label(world: World, x: int, y: int, rng: random.Random) -> tuple[Wor
 
 
 def kinship_chain(rng: random.Random, language: str, hops: int) -> Chain | None:
-    """Return a kinship chain of ``hops`` premises ending on a word of ``language``, or None."""
+    """Return a kinship chain of ``hops`` premises ending on a word of ``language``, or None.
+
+    Where ``language`` has words that leave a sex open (English, French), P0's own premise uses
+    one of them, and the other premises draw from all the words."""
     relations = sorted(lexicon.KIN_PREMISE[language])
     start, node = kin_world._new_person(World(), rng.choice((MALE, FEMALE)))
     world = dataclasses.replace(start, names=((f"P{hops}", node),))
@@ -71,7 +74,10 @@ def kinship_chain(rng: random.Random, language: str, hops: int) -> Chain | None:
         here = world.node(obj)
         assert here is not None
         options: list[tuple[str, World]] = []
-        for relation in relations:
+        # English and French: the asked person's own premise leaves their sex open (a sex
+        # sentence gives it, or nothing does and the answer may be "Uncertain": ``compose``).
+        pool = [r for r in relations if r in kin_world.NEUTRAL] if i == 0 else relations
+        for relation in pool or relations:
             for grown in kin_world.place(world, name, relation, here, inverse=False):
                 x = grown.node(name)
                 assert x is not None

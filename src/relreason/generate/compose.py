@@ -18,6 +18,7 @@ picks the gold option in one item of n (``balance``).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import relreason.generate.chains as chains
+import relreason.generate.kin_world as kin_world
 import relreason.generate.lexicon as lexicon
 import relreason.generate.names as names
 from relreason.errors import UsageError
@@ -44,7 +46,6 @@ MAX_OPTIONS = 7
 _ATTEMPTS = 400
 _REDRAWS = 3
 _KIN_REDRAWS = 8  # kinship: more draws, to find a right word not yet right too often
-_KIN_ORDER_BLIND = frozenset({"en", "fr"})
 _DEFINITE = {"kinship": 99, "position": 8, "order": 3} | {
     name: spec.definite for name, spec in SPECS.items()
 }
@@ -54,10 +55,9 @@ _DEFINITE = {"kinship": 99, "position": 8, "order": 3} | {
 class ComposeOptions:
     """What to generate: domains, hop counts (cycled), option count, language, seed, count.
 
-    ``uncertain``: items offer the language's "Uncertain" option (last) wherever it can be
-    right, and it is the answer of one item in n (n options); without it, no such option and
-    every answer is determined. English and French kinship never offer it: their words ignore
-    birth order, so with every sex given their kinship answers are always determined.
+    ``uncertain``: items offer the language's "Uncertain" option (last), and it is the answer
+    of one item in n (n options); without it, no such option and every answer is determined.
+    (English and French kinship: the asked person's sex is left open in those items.)
     """
 
     language: str = "en"
@@ -86,8 +86,7 @@ class ComposeOptions:
 
     def offers_uncertain(self, domain: str) -> bool:
         """Return whether items of ``domain`` offer "Uncertain" (it can be right there)."""
-        blind = domain == "kinship" and self.language in _KIN_ORDER_BLIND
-        return self.uncertain and not blind
+        return self.uncertain
 
     def option_count(self, domain: str) -> int:
         """Return the number of options items of ``domain`` get (fewer when words run out)."""
@@ -112,7 +111,47 @@ def schedule(options: ComposeOptions, domain: str, k: int, size: int, what: str)
 def _tail_sex(premises: list[chains.Triple], sexes: dict[str, str], tail: str) -> None:
     """State the sex of the person asked from when no premise gives it (kinship)."""
     if not any(a == tail for a, _, _ in premises):
-        premises.append((tail, "sex", "male" if sexes[tail] == "M" else "female"))
+        premises.append((tail, "sex", _sex_word(sexes[tail])))
+
+
+def _sex_word(sex: str) -> str:
+    return "male" if sex == "M" else "female"
+
+
+def stated(premises: list[chains.Triple]) -> set[str]:
+    """Kinship: the persons whose sex the question says (a premise word or a sex sentence)."""
+    return {a for a, r, _ in premises if _gives_sex(r)}
+
+
+def _gives_sex(relation: str) -> bool:
+    return relation == "sex" or kin_world.PREMISE_RELATIONS[relation][1] is not None
+
+
+def _open_sexes(
+    rng: random.Random, chain: chains.Chain, hops: int
+) -> tuple[list[chains.Triple], list[chains.Triple]] | None:
+    """English and French kinship: the premises with two sex sentences, shuffled, twice: for an
+    "Uncertain" item and for a determined one, alike but for one sentence.
+
+    The asked person P0's own premise leaves their sex open (``chains.kinship_chain``), and so
+    does every name (``names.UNISEX``). One sentence gives the sex of the person asked from;
+    the other that of a person between them whom no word gives one (P0's stays open: the
+    first list) or that of P0 (their words then name one answer: the second). Both lists put
+    the premises in the same order; every item has two sex sentences, so their number says
+    nothing. None: no such person between them (redraw).
+    """
+    premises = list(chain.premises)
+    given = {a for a, r, _ in premises if _gives_sex(r)}
+    tail = f"P{hops}"
+    between = [f"P{i}" for i in range(1, hops) if f"P{i}" not in given]
+    if not between:
+        return None
+    order = rng.sample(range(len(premises) + 2), len(premises) + 2)
+    told = []
+    for other in (rng.choice(between), "P0"):
+        said = [(p, "sex", _sex_word(chain.sexes[p])) for p in (tail, other)]
+        told.append([[*premises, *said][i] for i in order])
+    return told[0], told[1]
 
 
 def _draw(
@@ -133,11 +172,28 @@ def _draw(
         chain = filler.mirror(rng, chain, hops, domain)
     premises = list(chain.premises)
     query = chain.query or ("P0", "?", f"P{hops}")
-    if domain == "kinship":
+    open_sex = domain == "kinship" and options.language in names.UNISEX
+    labels: frozenset[str] | None = None
+    if open_sex:
+        # Only chains whose answer the open sex leaves "Uncertain" make either kind (so that
+        # the words and relations of the two kinds are drawn alike; a spouse of a person whose
+        # sex is given, say, is never one); a determined item is the same with P0's sex said.
+        opened = _open_sexes(rng, chain, hops)
+        if opened is None:
+            return None
+        unsure = solve(opened[0], query)
+        if expected(options.language, domain, unsure) != "uncertain":
+            return None
+        premises = opened[0] if want == "uncertain" else opened[1]
+        labels = unsure if want == "uncertain" else None
+    elif domain == "kinship":
         _tail_sex(premises, chain.sexes, f"P{hops}")
-    labels = solve(premises, query)
+    if labels is None:
+        labels = solve(premises, query)
     found = expected(options.language, domain, labels)
-    if found is None or proof_depth(premises, query, options.language, domain) != hops:
+    if found is None or (open_sex and (found == "uncertain") != (want == "uncertain")):
+        return None  # English, French: P0's sex said makes a determined item
+    if proof_depth(premises, query, options.language, domain) != hops:
         return None
     return chain, premises, found, labels
 
@@ -237,14 +293,7 @@ def _build(
     it misses (``balance``), or None to redraw."""
     from relreason.generate.assemble import assemble
 
-    if domain in SPECS:
-        rename = SPECS[domain].rename(rng, options.language, chain, options.fictional)
-    else:
-        people = sorted(chain.sexes, key=lambda p: int(p[1:]))
-        chosen = names.pick_names(
-            rng, options.language, [chain.sexes[p] for p in people], options.fictional
-        )
-        rename = dict(zip(people, chosen, strict=True))
+    rename = _rename(rng, options, domain, chain)
     x_sex, y_sex = chain.sexes.get("P0", "M"), chain.sexes.get(f"P{hops}", "M")
     premise_text = ""
     if domain == "kinship":
@@ -260,6 +309,10 @@ def _build(
         )
 
     prefer = None if usage is None else usage.due(contexts(premises))
+    told = chain  # the sexes the question says (English, French kinship: not every one)
+    if domain == "kinship":
+        said = stated(premises)
+        told = dataclasses.replace(chain, sexes={p: s for p, s in chain.sexes.items() if p in said})
     candidates: list[dict[str, Any]] = []
     for attempt in range(balance.OPTION_TRIES):
         wanted = options.option_count(domain) - 1
@@ -294,11 +347,28 @@ def _build(
             rest.insert(slot if slot <= len(rest) else rng.randrange(len(rest) + 1), gold)
         if options.offers_uncertain(domain):
             rest.append("uncertain")
-        item = assemble(options, domain, hops, index, chain, premises, rename, gold, rest)
+        item = assemble(options, domain, hops, index, told, premises, rename, gold, rest)
         if domain == "kinship" and gold != "uncertain" and _named(item, gold, premises):
             return None  # the premises name the answer: a shortcut, not a question
         candidates.append(item)
     return balance.choose(rng, candidates, goal)
+
+
+def _rename(
+    rng: random.Random, options: ComposeOptions, domain: str, chain: chains.Chain
+) -> dict[str, str]:
+    """The name of each placeholder of ``chain`` (kinship, position, order: given names)."""
+    if domain in SPECS:
+        return SPECS[domain].rename(rng, options.language, chain, options.fictional)
+    people = sorted(chain.sexes, key=lambda p: int(p[1:]))
+    chosen = names.pick_names(
+        rng,
+        options.language,
+        [chain.sexes[p] for p in people],
+        options.fictional,
+        unisex=domain == "kinship",
+    )
+    return dict(zip(people, chosen, strict=True))
 
 
 def _named_at_head(premises: list[chains.Triple], head: str) -> Callable[[str], float]:

@@ -17,7 +17,14 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from relreason.generate import grammar
 from relreason.generate.chains import Chain
-from relreason.generate.domain_spec import DomainSpec, Premises, Triple, shuffled, walk
+from relreason.generate.domain_spec import (
+    DomainSpec,
+    Premises,
+    Triple,
+    shuffled,
+    walk,
+    wrong_labels,
+)
 from relreason.generate.errors import SolverError
 
 LABELS: tuple[str, ...] = ("inside", "contains", "apart")
@@ -270,11 +277,7 @@ def distractors(
     rng: random.Random, chain: Chain, answer: str, possible: frozenset[str], wanted: int
 ) -> list[str]:
     """Return the wrong labels: those the models allow first (uncertain items), then the rest."""
-    first = [x for x in LABELS if x in possible and x != answer]
-    rest = [x for x in LABELS if x not in possible]
-    rng.shuffle(first)
-    rng.shuffle(rest)
-    return ((first if answer == "uncertain" else []) + rest)[:wanted]
+    return wrong_labels(rng, LABELS, answer, possible)[:wanted]
 
 
 def rename(rng: random.Random, language: str, chain: Chain, fictional: bool) -> dict[str, str]:

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from relreason.errors import DataError
+from relreason.generate.records import read_json, read_text
 
 TEXT_FIELDS: tuple[str, ...] = ("head_regular", "head_hard", "tail_regular", "tail_hard")
 MIN_EXAMPLES, MAX_EXAMPLES = 6, 10
@@ -94,17 +94,6 @@ class UserTriple:
     answer: str | None
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(str(path), "file not found") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise DataError(str(path), f"cannot read the file ({error})") from None
-    except json.JSONDecodeError as error:
-        raise DataError(str(path), f"not valid JSON ({error})") from None
-
-
 def _text(file: str, item: str, raw: dict[str, Any], field: str, *, placeholder: bool) -> str:
     value = raw.get(field)
     if not isinstance(value, str) or not value.strip():
@@ -113,6 +102,13 @@ def _text(file: str, item: str, raw: dict[str, Any], field: str, *, placeholder:
         raise DataError(file, "must be one line", item=item, field=field)
     if placeholder and "[N]" not in value:
         raise DataError(file, "must contain [N] (where the entity goes)", item=item, field=field)
+    return value
+
+
+def _answer(file: str, item: str, value: Any, *, optional: bool = False) -> Any:
+    """An answer letter as given (``optional``: None, not given); DataError unless A or B."""
+    if not (optional and value is None) and value not in ("A", "B"):
+        raise DataError(file, f"expected 'A' or 'B', got {value!r}", item=item, field="answer")
     return value
 
 
@@ -150,7 +146,7 @@ def _relations(file: str, raw: dict[str, Any], key: str, required: bool) -> list
 def read_definitions(path: Path | str) -> Definitions:
     """Return the checked definitions file; raises ``DataError`` naming file, item and field."""
     file = Path(path)
-    raw = _read_json(file)
+    raw = read_json(file)
     where = str(file)
     if not isinstance(raw, dict):
         raise DataError(where, f"expected a JSON object, got {type(raw).__name__}")
@@ -186,29 +182,19 @@ def read_definitions(path: Path | str) -> Definitions:
         if name not in seen:
             raise DataError(where, f"unknown relation {name!r}", item=item, field="relation")
         tail = _text(where, item, row, "tail", placeholder=False)
-        answer = row.get("answer", "AB"[i % 2])
-        if answer not in ("A", "B"):
-            raise DataError(
-                where, f"expected 'A' or 'B', got {answer!r}", item=item, field="answer"
-            )
+        answer = _answer(where, item, row.get("answer", "AB"[i % 2]))
         examples.append(Example(name, tail, answer))
     return Definitions(tuple(relations), tuple(extra), tuple(examples))
 
 
 def _rows(path: Path) -> list[Any]:
     if path.suffix.lower() == ".csv":
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise DataError(str(path), "file not found") from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise DataError(str(path), f"cannot read the file ({error})") from None
-        reader = csv.DictReader(io.StringIO(text))
+        reader = csv.DictReader(io.StringIO(read_text(path)))
         missing = [k for k in ("head", "relation", "tail") if k not in (reader.fieldnames or [])]
         if missing:
             raise DataError(str(path), f"the header lacks {', '.join(missing)}", item="header")
         return list(reader)
-    data = _read_json(path)
+    data = read_json(path)
     if not isinstance(data, list):
         raise DataError(str(path), f"expected a JSON list of triples, got {type(data).__name__}")
     return data
@@ -236,11 +222,7 @@ def read_triples(path: Path | str, known: set[str]) -> list[UserTriple]:
                 item=item,
                 field="relation",
             )
-        answer = row.get("answer") or None
-        if answer is not None and answer not in ("A", "B"):
-            raise DataError(
-                where, f"expected 'A' or 'B', got {answer!r}", item=item, field="answer"
-            )
+        answer = _answer(where, item, row.get("answer") or None, optional=True)
         if (head, relation, tail) in seen:
             raise DataError(where, "duplicate triple", item=item)
         seen.add((head, relation, tail))

@@ -14,6 +14,7 @@ from typing import Any
 
 import relreason.generate.render as render
 from relreason.generate import kin_words
+from relreason.generate.domain_spec import wrong_labels
 from relreason.generate.spatial import COMPASS_LABELS, ORDER_LABELS, RELATIVE_LABELS
 
 
@@ -89,34 +90,11 @@ def pick_distractors(
         wanted -= 1
     if wanted <= 0:
         return []
-    x_sex, y_sex = sexes
+    x_sex = sexes[0]
     if domain == "kinship":
-        allowed, near, far = (
-            list(group) for group in kin_candidates(language, answer, possible, y_sex, x_sex)
-        )
-        for group in (allowed, near, far):
-            rng.shuffle(group)
-        if rng.random() < 0.5:  # near ones first (tempting), else any (lengths vary)
-            tail = near[: max(wanted, 2)] + far + near[max(wanted, 2) :]
-        else:
-            tail = near + far
-            rng.shuffle(tail)
-        if prefer is not None:  # the words due most as wrong options first
-            tail.sort(key=lambda word: -prefer(word))
-        ordered = (allowed if answer == "uncertain" else []) + tail
+        ordered = _kin_order(rng, language, answer, possible, sexes, wanted, prefer)
     else:
-        if domain == "position":
-            table = COMPASS_LABELS if frame == "compass" else RELATIVE_LABELS
-            labels = [label for label in table.values() if label != "same_place"]
-        else:
-            labels = list(ORDER_LABELS[frame].values())
-        allowed_first = [label for label in labels if label in possible]
-        rest = [label for label in labels if label not in possible]
-        rng.shuffle(allowed_first)
-        rng.shuffle(rest)
-        if prefer is not None:
-            rest.sort(key=lambda label: -prefer(label))
-        ordered = (allowed_first if answer == "uncertain" else []) + rest
+        ordered = _label_order(rng, domain, frame, answer, possible, prefer)
 
     def text(label: str) -> str | None:
         if domain == "kinship":
@@ -143,3 +121,46 @@ def pick_distractors(
         if len(chosen) == wanted:
             break
     return chosen
+
+
+def _kin_order(
+    rng: random.Random,
+    language: str,
+    answer: str,
+    possible: frozenset[str],
+    sexes: tuple[str, str],
+    wanted: int,
+    prefer: Callable[[str], float] | None,
+) -> list[str]:
+    """Kinship's wrong words in the order they are tried (the uncertain answer's allowed first)."""
+    x_sex, y_sex = sexes
+    allowed, near, far = (
+        list(group) for group in kin_candidates(language, answer, possible, y_sex, x_sex)
+    )
+    for group in (allowed, near, far):
+        rng.shuffle(group)
+    if rng.random() < 0.5:  # near ones first (tempting), else any (lengths vary)
+        tail = near[: max(wanted, 2)] + far + near[max(wanted, 2) :]
+    else:
+        tail = near + far
+        rng.shuffle(tail)
+    if prefer is not None:  # the words due most as wrong options first
+        tail.sort(key=lambda word: -prefer(word))
+    return (allowed if answer == "uncertain" else []) + tail
+
+
+def _label_order(
+    rng: random.Random,
+    domain: str,
+    frame: str,
+    answer: str,
+    possible: frozenset[str],
+    prefer: Callable[[str], float] | None,
+) -> list[str]:
+    """Position's or order's wrong labels in the order they are tried."""
+    if domain == "position":
+        table = COMPASS_LABELS if frame == "compass" else RELATIVE_LABELS
+        labels = [label for label in table.values() if label != "same_place"]
+    else:
+        labels = list(ORDER_LABELS[frame].values())
+    return wrong_labels(rng, labels, answer, possible, prefer)

@@ -95,3 +95,22 @@ def shuffled(rng: random.Random, premises: list[Triple]) -> tuple[Triple, ...]:
     """Return the premises in random order."""
     rng.shuffle(premises)
     return tuple(premises)
+
+
+def wrong_labels(
+    rng: random.Random,
+    labels: Sequence[str],
+    answer: str,
+    possible: frozenset[str],
+    prefer: Callable[[str], float] | None = None,
+) -> list[str]:
+    """Return the wrong labels in the order they are tried: for an uncertain answer those the
+    models allow first, then the rest (each group shuffled; ``prefer`` ranks the rest, highest
+    first)."""
+    first = [x for x in labels if x in possible and x != answer]
+    rest = [x for x in labels if x not in possible]
+    rng.shuffle(first)
+    rng.shuffle(rest)
+    if prefer is not None:
+        rest.sort(key=lambda label: -prefer(label))
+    return (first if answer == "uncertain" else []) + rest

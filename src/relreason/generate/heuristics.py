@@ -37,6 +37,10 @@ _KIN_LABELS = {
     "wife": ("spouse:F",),
     "brother": ("col:-:o:M", "col:-:y:M"),
     "sister": ("col:-:o:F", "col:-:y:F"),
+    "parent": ("anc:M", "anc:F"),
+    "child": ("desc:M", "desc:F"),
+    "spouse": ("spouse:M", "spouse:F"),
+    "sibling": ("col:-:o:M", "col:-:y:M", "col:-:o:F", "col:-:y:F"),
     "older_brother": ("col:-:o:M",),
     "younger_brother": ("col:-:y:M",),
     "older_sister": ("col:-:o:F",),
@@ -132,7 +136,9 @@ def sex_filter(item: Item) -> set[int] | None:
     """Kinship: keep the options that can be said of someone of the head's sex."""
     if item["domain"] != "kinship":
         return None
-    sex = item["sexes"][item["query"][0]]
+    sex = item["sexes"].get(item["query"][0])
+    if sex is None:  # English and French: the asked person's sex left open (all are kept)
+        return None
     kept = {
         i
         for i, label in enumerate(item["option_labels"])

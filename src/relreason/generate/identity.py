@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from relreason.generate import grammar, names
 from relreason.generate.chains import Chain
-from relreason.generate.domain_spec import DomainSpec, Premises, Triple, shuffled
+from relreason.generate.domain_spec import DomainSpec, Premises, Triple, shuffled, wrong_labels
 from relreason.generate.errors import SolverError
 
 RELATIONS: tuple[str, ...] = ("is", "is_not")
@@ -318,11 +318,7 @@ def distractors(
 ) -> list[str]:
     """Return the other people: those the models allow first (uncertain items)."""
     people = roster(chain.query or ("", "", ""))
-    first = [p for p in people if p in possible and p != answer]
-    rest = [p for p in people if p not in possible]
-    rng.shuffle(first)
-    rng.shuffle(rest)
-    return ((first if answer == "uncertain" else []) + rest)[:wanted]
+    return wrong_labels(rng, people, answer, possible)[:wanted]
 
 
 def rename(rng: random.Random, language: str, chain: Chain, fictional: bool) -> dict[str, str]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 MALE = "M"
 FEMALE = "F"
 
-# Premise relations: X is Y's <relation>. Each gives X's sex and a structural link.
+# Premise relations: X is Y's <relation>: a structural link, and X's sex where the word gives it.
 PREMISE_RELATIONS: dict[str, tuple[str, str | None]] = {
     "father": ("parent", MALE),
     "mother": ("parent", FEMALE),
@@ -34,8 +34,16 @@ PREMISE_RELATIONS: dict[str, tuple[str, str | None]] = {
     "younger_brother": ("younger", MALE),
     "older_sister": ("older", FEMALE),
     "younger_sister": ("younger", FEMALE),
+    "parent": ("parent", None),
+    "child": ("child", None),
+    "spouse": ("spouse", None),
+    "sibling": ("sibling", None),
 }
-"""Kinship premise relations: name -> (structural link, sex of the subject)."""
+"""Kinship premise relations: name -> (structural link, sex of the subject; None: the word
+leaves it open, English and French ``parent child spouse sibling``)."""
+
+NEUTRAL: frozenset[str] = frozenset(r for r, (_, sex) in PREMISE_RELATIONS.items() if sex is None)
+"""The premise relations that leave the subject's sex open."""
 
 _INVERSE_LINK = {
     "parent": "child",

@@ -44,6 +44,10 @@ KIN_PREMISE: dict[str, dict[str, str]] = {
         "younger_brother": "younger brother",
         "older_sister": "older sister",
         "younger_sister": "younger sister",
+        "parent": "parent",
+        "child": "child",
+        "spouse": "spouse",
+        "sibling": "sibling",
     },
     "fr": {
         "father": "père",
@@ -58,6 +62,10 @@ KIN_PREMISE: dict[str, dict[str, str]] = {
         "younger_brother": "frère cadet",
         "older_sister": "sœur aînée",
         "younger_sister": "sœur cadette",
+        "parent": "{a} est l'un des parents {de_b}.",
+        "child": "{a} est un enfant {de_b}.",
+        "spouse": "{a} est l'époux ou l'épouse {de_b}.",
+        "sibling": "{a} a les mêmes parents {que_b}.",
     },
     "zh": {
         "father": "父亲",
@@ -96,7 +104,10 @@ KIN_PREMISE: dict[str, dict[str, str]] = {
         "younger_sister": "여동생",
     },
 }
-"""Premise relation -> word per language; ``male|female`` words depend on Y's sex (Korean)."""
+"""Premise relation -> word per language; ``male|female`` words depend on Y's sex (Korean).
+English and French also have words that leave the subject's sex open (``parent child spouse
+sibling``; French as whole sentences, ``{a}``/``{de_b}``/``{que_b}`` filled, no article to agree
+with the subject's sex)."""
 
 SEX_WORDS: dict[str, tuple[str, str]] = {
     "en": ("{a} is a man.", "{a} is a woman."),

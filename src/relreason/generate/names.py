@@ -159,6 +159,39 @@ NAMES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 """Common given names per language and sex (M/F)."""
 
+UNISEX: dict[str, tuple[str, ...]] = {
+    "en": (
+        "Alex",
+        "Sam",
+        "Jordan",
+        "Taylor",
+        "Morgan",
+        "Casey",
+        "Robin",
+        "Jamie",
+        "Charlie",
+        "Riley",
+        "Avery",
+        "Quinn",
+    ),
+    "fr": (
+        "Camille",
+        "Dominique",
+        "Claude",
+        "Sacha",
+        "Alix",
+        "Charlie",
+        "Lou",
+        "Morgan",
+        "Eden",
+        "Noa",
+        "Andréa",
+        "Yaël",
+    ),
+}
+"""Given names borne by men and women alike (English and French kinship: the sex of a person
+is what the words say, never the name)."""
+
 FICTIONAL: dict[str, tuple[str, ...]] = {
     "en": (
         "Zorvan",
@@ -245,14 +278,22 @@ FICTIONAL: dict[str, tuple[str, ...]] = {
 
 
 def pick_names(
-    rng: random.Random, language: str, sexes: list[str | None], fictional: bool
+    rng: random.Random,
+    language: str,
+    sexes: list[str | None],
+    fictional: bool,
+    *,
+    unisex: bool = False,
 ) -> list[str]:
     """Return one distinct name per person: of the person's sex (random when None).
 
-    With ``fictional``, invented names regardless of sex.
+    With ``fictional``, invented names regardless of sex; with ``unisex`` (English and French),
+    names borne by either sex.
     """
     if fictional:
         return rng.sample(FICTIONAL[language], len(sexes))
+    if unisex and language in UNISEX:
+        return rng.sample(UNISEX[language], len(sexes))
     chosen: list[str] = []
     pools = {sex: list(NAMES[language][sex]) for sex in ("M", "F")}
     for sex in sexes:

@@ -18,9 +18,10 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where a probe is fitted: not at start-up
+    import numpy as np
 
 from relreason.generate.heuristics import appears, premise_text
 
@@ -195,6 +196,8 @@ class _Design:
     """Sparse option-by-feature rows of a set, with the items' offsets and gold rows."""
 
     def __init__(self, rows: list[list[list[str]]], vocab: Mapping[str, int], gold: list[int]):
+        import numpy as np
+
         entries = [
             (r, vocab[f])
             for r, option in enumerate(o for item in rows for o in item)
@@ -211,9 +214,13 @@ class _Design:
         self.gold[self.starts + np.array(gold, dtype=np.int64)] = 1.0
 
     def scores(self, w: np.ndarray) -> np.ndarray:
+        import numpy as np
+
         return np.bincount(self.rows, weights=w[self.cols], minlength=self.n_rows)
 
     def probabilities(self, w: np.ndarray) -> np.ndarray:
+        import numpy as np
+
         s = self.scores(w)
         s = s - np.maximum.reduceat(s, self.starts)[self.item_of]
         e = np.exp(s)
@@ -223,6 +230,8 @@ class _Design:
 
 def _fit(design: _Design, size: int, n_items: int) -> np.ndarray:
     """Return the weights of the conditional logit (Adam on the mean log loss, L2)."""
+    import numpy as np
+
     w = np.zeros(size)
     m, v = np.zeros(size), np.zeros(size)
     for step in range(1, _STEPS + 1):
@@ -244,6 +253,8 @@ def probe_scores(
 ) -> list[float]:
     """Return the probe's expected score on each test item (1/ties when the gold is among its
     best-scored options, else 0), after training it on ``train``."""
+    import numpy as np
+
     train_rows = _rows(train, families)
     counts = Counter(f for item in train_rows for option in item for f in set(option))
     vocab = {f: i for i, f in enumerate(sorted(f for f, c in counts.items() if c >= _MIN_COUNT))}

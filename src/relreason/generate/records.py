@@ -17,8 +17,6 @@ from typing import Any
 
 from relreason.errors import DataError
 
-MCR_FIELDS: tuple[str, ...] = ("question", "options", "correct", "category")
-
 
 @dataclass(frozen=True)
 class Record:
@@ -63,20 +61,32 @@ def write_items(items: Sequence[dict[str, Any]], path: Path | str) -> Path:
     return target
 
 
+def read_text(path: Path | str) -> str:
+    """Return a UTF-8 file's text (``DataError`` naming the file when missing or unreadable)."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(str(path), "file not found") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise DataError(str(path), f"cannot read the file ({error})") from None
+
+
+def read_json(path: Path | str) -> Any:
+    """Return the parsed content of a JSON file (``DataError`` naming the file for a missing
+    or unreadable file or bad JSON)."""
+    try:
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as error:
+        raise DataError(str(path), f"not valid JSON ({error})") from None
+
+
 def read_items(path: Path | str) -> list[dict[str, Any]]:
     """Return the raw items of a generated file.
 
     Raises ``DataError`` naming the file for a missing file, bad JSON or a non-list.
     """
     file = Path(path)
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(str(file), "file not found") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise DataError(str(file), f"cannot read the file ({error})") from None
-    except json.JSONDecodeError as error:
-        raise DataError(str(file), f"not valid JSON ({error})") from None
+    data = read_json(file)
     if not isinstance(data, list):
         raise DataError(str(file), f"expected a JSON list of items, got {type(data).__name__}")
     return data

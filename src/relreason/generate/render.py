@@ -58,6 +58,8 @@ def kin_premise(language: str, triple: Triple, sexes: Mapping[str, str]) -> str:
         male, female = lexicon.SEX_WORDS[language]
         return _fill(language, male if b == "male" else female, {"a": a}, None)
     word = lexicon.KIN_PREMISE[language][relation]
+    if "{" in word:  # a whole sentence (French words that leave the subject's sex open)
+        return _fill(language, word, {"a": a, "b": b}, None)
     if "|" in word:
         male, female = word.split("|")
         word = male if sexes[b] == "M" else female

@@ -118,11 +118,6 @@ def _path(premises: Sequence[Triple], head: str, tail: str) -> list[tuple[Triple
     return list(reversed(steps))
 
 
-def path_length(premises: Sequence[Triple], head: str, tail: str) -> int:
-    """Return the number of premises on the path from ``tail`` to ``head`` (the hops)."""
-    return len(_path(premises, head, tail))
-
-
 def _connected(
     links: dict[str, list[tuple[str, Triple, bool]]], start: str, nodes: set[str]
 ) -> bool:

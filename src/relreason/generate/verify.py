@@ -24,6 +24,7 @@ from relreason.generate.depth import proof_depth
 from relreason.generate.domains import SPECS
 from relreason.generate.errors import SolverError
 from relreason.generate.kin_world import PREMISE_RELATIONS
+from relreason.generate.names import UNISEX
 from relreason.generate.records import read_items
 from relreason.generate.solver import SEX_VALUES, domain_of, solve
 from relreason.generate.spatial import COMPASS, ORDER
@@ -174,8 +175,11 @@ def _check_options(
         if domain == "kinship":
             word = kin_words.word_of(language, label)
             wanted = None
-            if word is not None and head in sexes and tail in sexes:
-                wanted = kin_words.pattern(language, word, sexes[tail], sexes[head])
+            if word is not None and tail in sexes:
+                # the asked person's sex left open (English, French): the word's own sex
+                heads = [sexes[head]] if head in sexes else ["M", "F"]
+                meant = [kin_words.pattern(language, word, sexes[tail], x) for x in heads]
+                wanted = label if label in meant else meant[0]
             if wanted != label:
                 problems.append(
                     Problem(
@@ -205,8 +209,9 @@ def _check_frame_and_sexes(
 ) -> list[Problem]:
     """Check the frame against the premise relations and the sexes against every premise.
 
-    Kinship: every person's sex is given by a premise (a relation word or a sex statement),
-    so ``sexes`` holds what the question says, never one model's guess.
+    Kinship: ``sexes`` holds what the question says (a relation word or a sex statement), never
+    one model's guess: every person's, but in English and French, whose words and names may
+    leave a sex open.
     """
     problems: list[Problem] = []
     relations = [p[1] for p in premises]
@@ -225,7 +230,10 @@ def _check_frame_and_sexes(
         )
     people = {name for a, r, b in premises for name in ((a,) if r == "sex" else (a, b))}
     sexes = raw["sexes"]
-    if set(sexes) != people or any(v not in ("M", "F") for v in sexes.values()):
+    # Kinship in English and French may leave a sex open (words such as "parent", unisex
+    # names): ``sexes`` then holds exactly the persons whose sex a premise gives.
+    named = set(sexes) <= people if domain == "kinship" else set(sexes) == people
+    if not named or any(v not in ("M", "F") for v in sexes.values()):
         problems.append(Problem(where, "sexes", "not one M/F for each person of the premises"))
         return problems
     given: set[str] = set()
@@ -237,11 +245,19 @@ def _check_frame_and_sexes(
         )
         if implied is not None:
             given.add(a)
-            if sexes[a] != implied:
+            if sexes.get(a, implied) != implied:
                 problems.append(
                     Problem(where, "sexes", f"{a!r} contradicts premise {[a, relation, b]}")
                 )
-    if domain == "kinship" and people - given:
+    if domain == "kinship" and set(sexes) - given:
+        problems.append(
+            Problem(where, "sexes", f"no premise gives the sex of {sorted(set(sexes) - given)}")
+        )
+    if domain == "kinship" and given - set(sexes):
+        problems.append(
+            Problem(where, "sexes", f"the sex of {sorted(given - set(sexes))} left out")
+        )
+    if domain == "kinship" and people - given and raw["language"] not in UNISEX:
         problems.append(
             Problem(where, "sexes", f"no premise gives the sex of {sorted(people - given)}")
         )

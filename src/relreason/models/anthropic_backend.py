@@ -27,7 +27,7 @@ from relreason.models.errors_map import (
     public_url,
     translate,
 )
-from relreason.models.options import ModelOptions
+from relreason.models.options import DEFAULT_TIMEOUT, ModelOptions
 from relreason.types import ChoiceRequest, GenerationRequest, Response, Turn, Usage
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -70,7 +70,7 @@ class AnthropicBackend(ModelBackend):
         model: str,
         *,
         base_url: str | None = None,
-        timeout: float = 60.0,
+        timeout: float = DEFAULT_TIMEOUT,
         spec: str | None = None,
     ) -> None:
         """Create the SDK client.

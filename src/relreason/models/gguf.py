@@ -28,6 +28,7 @@ from llama_cpp import Llama, llama_chat_format, llama_cpp
 from relreason.errors import UsageError
 from relreason.models.base import ModelBackend, chat_messages, cut_at_stop
 from relreason.models.llama_check import check_build
+from relreason.models.lm_eval_rules import lm_eval_context, lm_eval_continuation, prompt_ids
 from relreason.models.options import ModelOptions
 from relreason.types import ChoiceRequest, GenerationRequest, Response, Turn, Usage
 
@@ -213,20 +214,10 @@ class GGUFBackend(ModelBackend):
         """The log-likelihood of each continuation, as ``hf`` computes it (lm-eval's rules):
         the context's trailing whitespace moves onto the continuation; the input is
         ``(context + continuation)[:-1]`` cut from the left to the context length."""
-        if not req.continuations:
-            raise ValueError("the request has no continuations to score")
-        if any(not cont for cont in req.continuations.values()):
-            raise ValueError("a continuation is empty")
-        context = self.render(req.prompt, req.chat)
-        stripped = context.rstrip()
-        moved = context[len(stripped) :]
-        ctx = self.encode(stripped) if stripped else [self._empty_prefix]
+        stripped, moved, ctx = lm_eval_context(self, req, self._empty_prefix)
         scores: dict[str, float] = {}
         for label, cont in req.continuations.items():
-            if stripped:
-                cont_ids = self.encode(stripped + moved + cont)[len(ctx) :]
-            else:
-                cont_ids = self.encode(moved + cont, special=False)
+            cont_ids = lm_eval_continuation(self, stripped, moved, ctx, cont)
             if not cont_ids:
                 raise ValueError("the continuation adds no token to the prompt")
             if len(cont_ids) > self.n_ctx:
@@ -245,13 +236,7 @@ class GGUFBackend(ModelBackend):
     def _generate_one(self, req: GenerationRequest) -> Response:
         """Greedy (or seeded sampled) continuation of one prompt, as ``hf`` generates it."""
         params = req.params
-        room = self.n_ctx - params.max_new_tokens
-        if room < 1:
-            raise ValueError(
-                f"max_new_tokens {params.max_new_tokens} leaves no room for the prompt within"
-                f" the context length {self.n_ctx}"
-            )
-        ids = self.encode(self.render(req.prompt, req.chat))[-room:] or [self._empty_prefix]
+        ids = prompt_ids(self, req, self.n_ctx, self._empty_prefix, "the context length")
         rng = np.random.default_rng(params.seed if params.seed is not None else 0)
         logprobs = self._advance(ids)
         kept: list[int] = []

@@ -151,6 +151,8 @@ class ModelOptions(BaseModel):
             raise UsageError(f"model option {where}: {first['msg']}") from None
 
 
+DEFAULT_TIMEOUT: float = ModelOptions.model_fields["timeout"].default
+"""Seconds before one API request is abandoned unless given (a run's ``--request-timeout``)."""
 OPTION_HELP: dict[str, str] = {
     name: info.description or "" for name, info in ModelOptions.model_fields.items()
 }

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from relreason.models.base import chat_messages, cut_at_stop
+from relreason.models.lm_eval_rules import lm_eval_context, lm_eval_continuation, prompt_ids
 from relreason.types import (
     ChoiceRequest,
     GenerationParams,
@@ -101,14 +102,12 @@ class VLLMEngine:
         params: list[Any] = []
         owners: list[int] = []
         for i, req in enumerate(requests):
-            room = self.max_model_len - req.params.max_new_tokens
-            if room < 1:
-                responses[i] = Response(
-                    error=f"max_new_tokens {req.params.max_new_tokens} leaves no room for the"
-                    f" prompt within max_model_len {self.max_model_len}"
-                )
+            length = self.max_model_len
+            try:
+                ids = prompt_ids(self, req, length, self._empty_prefix, "max_model_len")
+            except ValueError as exc:
+                responses[i] = Response(error=str(exc))
                 continue
-            ids = self.encode(self.render(req.prompt, req.chat))[-room:] or [self._empty_prefix]
             prompts.append(TokensPrompt(prompt_token_ids=ids))
             params.append(SamplingParams(**_sampling(req.params)))
             owners.append(i)
@@ -194,20 +193,10 @@ class VLLMEngine:
 
     def _choice_tokens(self, req: ChoiceRequest) -> tuple[list[int], dict[str, list[int]]]:
         """Context ids and each continuation's ids, by lm-eval's rules (as ``hf``)."""
-        if not req.continuations:
-            raise ValueError("the request has no continuations to score")
-        if any(not cont for cont in req.continuations.values()):
-            raise ValueError("a continuation is empty")
-        context = self.render(req.prompt, req.chat)
-        stripped = context.rstrip()
-        moved = context[len(stripped) :]
-        ctx = self.encode(stripped) if stripped else [self._empty_prefix]
+        stripped, moved, ctx = lm_eval_context(self, req, self._empty_prefix)
         conts: dict[str, list[int]] = {}
         for label, cont in req.continuations.items():
-            if stripped:
-                ids = self.encode(stripped + moved + cont)[len(ctx) :]
-            else:
-                ids = self.encode(moved + cont, special=False)
+            ids = lm_eval_continuation(self, stripped, moved, ctx, cont)
             if not ids:
                 raise ValueError(f"continuation {label!r} adds no token to the prompt")
             if len(ids) >= self.max_model_len:

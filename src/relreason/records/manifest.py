@@ -39,6 +39,16 @@ class Session(BaseModel):
     budget: ``--max-cost``, ``--max-tokens-total``)."""
 
 
+class ModelPart(BaseModel):
+    """The model a run used: its ``spec``, what its ``backend`` says of itself, and the
+    ``options`` it was built with (secrets stripped; a sweep's ``size`` among them)."""
+
+    model_config = ConfigDict(extra="allow")
+    spec: str
+    backend: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
 class Manifest(BaseModel):
     """The manifest of a run folder (see the module docstring)."""
 
@@ -54,7 +64,7 @@ class Manifest(BaseModel):
     task: str
     description: dict[str, Any]
     data_checksums: Any = None
-    model: dict[str, Any]
+    model: ModelPart
     scoring: str = "generate"
     options: dict[str, Any] = Field(default_factory=dict)
     seeds: dict[str, Any] = Field(default_factory=dict)
@@ -75,7 +85,7 @@ class Manifest(BaseModel):
     @property
     def spec(self) -> str:
         """The model spec the run used."""
-        return str(self.model.get("spec"))
+        return self.model.spec
 
     def begin_session(self, options: Mapping[str, Any], n_items: int, **details: Any) -> None:
         """Mark the run as running again with ``options`` (a new session starts now; its

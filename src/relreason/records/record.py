@@ -38,6 +38,44 @@ LogProb = Annotated[float, Field(allow_inf_nan=False)]
 
 
 @dataclass(frozen=True)
+class AltReading:
+    """A record's second reading (``Record.alt``): the same output read by the task's second
+    rule ``reader``, as a record holds its own reading (``correct`` is its status's)."""
+
+    reader: str | None = None
+    answer: str | None = None
+    status: Status = "failed"
+    method: str = "none"
+    detail: str | None = None
+
+    @property
+    def correct(self) -> bool:
+        """Whether the second rule read the gold answer."""
+        return self.status == "correct"
+
+    @classmethod
+    def of(cls, extraction: Extraction, reader: str | None) -> AltReading:
+        """The second reading ``extraction``, by the rule ``reader``."""
+        e = extraction
+        return cls(reader, e.answer, e.status, e.method, e.detail)
+
+    def extraction(self) -> Extraction:
+        """The reading as the rule gave it."""
+        return Extraction(self.answer, self.status, self.method, self.detail)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object a record line holds (``correct`` written out, as every version did)."""
+        return {
+            "reader": self.reader,
+            "answer": self.answer,
+            "status": self.status,
+            "correct": self.correct,
+            "method": self.method,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True)
 class Record:
     """What became of one item: its reading (answer, status, method) and what the model said.
 
@@ -45,7 +83,7 @@ class Record:
     ``choice_logprobs``: letter -> log-likelihood (log-prob scoring). ``top_logprobs``: the first
     generated token's alternatives. ``error``: the last error of a failed request.
     ``reader``: the rule that gave ``answer``/``status``; ``alt``: the same output read by the
-    task's second rule (``reader``, ``answer``, ``status``, ``correct``, ``method``, ``detail``).
+    task's second rule (:class:`AltReading`).
     ``prompt``/``second_prompt``: the exact text sent in the first and second request (None
     for outputs scored with ``score``, which sent nothing). ``served_model``: the resolved
     model and ``system_fingerprint`` the API reported. ``sent_as``: what the model was given
@@ -75,7 +113,7 @@ class Record:
     error: str | None = None
     labels: dict[str, Any] = field(default_factory=dict)
     reader: str | None = None
-    alt: dict[str, Any] | None = None
+    alt: AltReading | None = None
     prompt: str | None = None
     second_prompt: str | None = None
     sent_as: Any = None
@@ -85,7 +123,10 @@ class Record:
     def to_json(self) -> dict[str, Any]:
         """Return the record as a JSON-ready dict, fields in :data:`RECORD_FIELDS` order (the
         order of the class's fields, which is the order of every ``records.jsonl`` line)."""
-        return {name: getattr(self, name) for name in RECORD_FIELDS}
+        data = {name: getattr(self, name) for name in RECORD_FIELDS}
+        if self.alt is not None:
+            data["alt"] = self.alt.to_json()
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Record:
@@ -214,22 +255,10 @@ def make_record(
         error=(error or "no response") if failed else None,
         labels=json_labels(item.labels),
         reader=reader,
-        alt=None if failed or alt is None else alt_json(alt, alt_reader),
+        alt=None if failed or alt is None else AltReading.of(alt, alt_reader),
         prompt=prompts[0] if prompts else None,
         second_prompt=prompts[1] if len(prompts) > 1 else None,
         sent_as=sent_as,
         served_model=next((r.served_model for r in present if r.served_model), None),
         note="; ".join(r.note for r in present if r.note) or None,
     )
-
-
-def alt_json(extraction: Extraction, reader: str | None) -> dict[str, Any]:
-    """The JSON form of a second reading."""
-    return {
-        "reader": reader,
-        "answer": extraction.answer,
-        "status": extraction.status,
-        "correct": extraction.correct,
-        "method": extraction.method,
-        "detail": extraction.detail,
-    }

@@ -177,31 +177,26 @@ def reading_audit(records: Sequence[Record]) -> dict[str, Any] | None:
     """Accuracy under the record's own reader and under its second reading (``alt``), the
     number of items whose answers differ, and how many items each rule alone reads right.
     None when no record carries a second reading. Failed items count as wrong under both."""
-    with_alt = [(r, r.alt) for r in records if isinstance(r.alt, Mapping)]
+    with_alt = [(r, r.alt) for r in records if r.alt is not None]
     if not with_alt:
         return None
     n = len(records)
     first = sum(r.status == "correct" for r in records)
-    second = sum(bool(alt.get("correct")) for _, alt in with_alt)
-    differ = sum(r.answer != alt.get("answer") for r, alt in with_alt)
-    cleanup = sum(
-        r.method == "paper_rule_cleanup" or alt.get("method") == "paper_rule_cleanup"
-        for r, alt in with_alt
-    )
+    second = sum(alt.correct for _, alt in with_alt)
     return {
         "reader": with_alt[0][0].reader,
-        "alt_reader": with_alt[0][1].get("reader"),
+        "alt_reader": with_alt[0][1].reader,
         "accuracy": first / n if n else None,
         "alt_accuracy": second / n if n else None,
-        "answers_differ": differ,
+        "answers_differ": sum(r.answer != alt.answer for r, alt in with_alt),
         "only_reader_correct": sum(
-            r.status == "correct" and not alt.get("correct") for r, alt in with_alt
+            r.status == "correct" and not alt.correct for r, alt in with_alt
         ),
-        "only_alt_correct": sum(
-            r.status != "correct" and bool(alt.get("correct")) for r, alt in with_alt
+        "only_alt_correct": sum(r.status != "correct" and alt.correct for r, alt in with_alt),
+        "paper_rule_cleanup": sum(
+            "paper_rule_cleanup" in (r.method, alt.method) for r, alt in with_alt
         ),
-        "paper_rule_cleanup": cleanup,
-        "alt_read": sum(alt.get("answer") is not None for _, alt in with_alt),
+        "alt_read": sum(alt.answer is not None for _, alt in with_alt),
     }
 
 

@@ -76,8 +76,3 @@ def attach_texts(runs: Runs, data_dir: Path | str | None = None) -> list[str]:
         f"{', ...' if len(ids) > 3 else ''}): {reason}"
         for reason, ids in problems.items()
     ]
-
-
-def has_texts(items: pd.DataFrame, column: str) -> bool:
-    """Return whether any item has a non-empty ``column``."""
-    return column in items.columns and bool(items[column].notna().any())

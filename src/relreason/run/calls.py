@@ -39,9 +39,7 @@ class _RetryAfterOrBackoff(wait_base):
     """Wait the server's Retry-After (plus a little jitter) when given, else exponential
     backoff with jitter."""
 
-    def __init__(
-        self, initial: float, maximum: float, rng: random.Random, cap: float = 120.0
-    ) -> None:
+    def __init__(self, initial: float, maximum: float, rng: random.Random, cap: float) -> None:
         self._backoff = wait_exponential(multiplier=initial, max=maximum) + wait_random(0, initial)
         self._rng = rng
         self._cap = cap

@@ -26,6 +26,7 @@ from relreason.records import (
     utc_now,
 )
 from relreason.records.folder import git_commit
+from relreason.records.manifest import ModelPart
 from relreason.redact import scrub_secrets, strip_secret_options
 from relreason.run.cache import stable_identity
 from relreason.run.lock import LOCK_FILE
@@ -127,11 +128,11 @@ def new_manifest(
         task=task.name,
         description=json.loads(json.dumps(dict(task.description), default=str)),
         data_checksums=_checksums(task.benchmark, data_dir),
-        model={
-            "spec": backend.spec,
-            "backend": json.loads(json.dumps(dict(backend.describe()), default=str)),
-            "options": json.loads(json.dumps(strip_secret_options(model_options), default=str)),
-        },
+        model=ModelPart(
+            spec=backend.spec,
+            backend=json.loads(json.dumps(dict(backend.describe()), default=str)),
+            options=json.loads(json.dumps(strip_secret_options(model_options), default=str)),
+        ),
         scoring=options.scoring,
         options=options.to_json(),
         seeds={
@@ -247,6 +248,5 @@ def resume_task(manifest: Manifest, data_dir: Path | None = None) -> EvalTask:
     the model and API it used). Raises ``UsageError`` when it names no registered benchmark."""
     from relreason.run.plan import task_from_description
 
-    raw = manifest.model.get("options") or {}
-    api = str(raw.get("api") or "chat") if isinstance(raw, Mapping) else "chat"
+    api = str(manifest.model.options.get("api") or "chat")
     return task_from_description(manifest.description, data_dir, spec=manifest.spec, api=api)

@@ -7,10 +7,9 @@ changes.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 
 from relreason.models.base import ModelBackend
-from relreason.records.record import Record, alt_json
+from relreason.records.record import AltReading, Record
 from relreason.run.cache import ResponseCache
 from relreason.run.calls import CallFailed, CallPath
 from relreason.run.options import RunOptions
@@ -22,20 +21,15 @@ def _reading(record: Record, reader: str) -> tuple[str, Extraction] | None:
     if record.reader == reader:
         extraction = Extraction(record.answer, record.status, record.method, record.detail)
         return "primary", extraction
-    alt = record.alt
-    if not isinstance(alt, Mapping) or alt.get("reader") != reader:
+    if record.alt is None or record.alt.reader != reader:
         return None
-    status = alt.get("status")
-    if status not in ("correct", "wrong", "unparseable", "no_answer", "failed"):
-        return None
-    extraction = Extraction(alt.get("answer"), status, str(alt.get("method")), alt.get("detail"))
-    return "alt", extraction
+    return "alt", record.alt.extraction()
 
 
 def _store(record: Record, where: str, reading: Extraction, reader: str) -> Record:
     """``record`` with its ``where`` reading replaced by ``reading``."""
     if where == "alt":
-        return dataclasses.replace(record, alt=alt_json(reading, reader))
+        return dataclasses.replace(record, alt=AltReading.of(reading, reader))
     return dataclasses.replace(
         record,
         answer=reading.answer,

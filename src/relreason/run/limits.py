@@ -33,7 +33,7 @@ class RateLimits:
         self,
         requests_per_minute: float | None,
         tokens_per_minute: float | None,
-        max_wait: float = 120.0,
+        max_wait: float,
     ) -> None:
         self._requests = (
             None if requests_per_minute is None else _bucket(requests_per_minute, "requests")

@@ -6,74 +6,26 @@ turns those values into ``RunOptions``."""
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic.fields import FieldInfo
+from pydantic import ValidationError
 
 from relreason.errors import UsageError
 from relreason.run.settings import RunSettings
 from relreason.types import GenerationParams, Task
 
-
-@dataclass(frozen=True)
-class Bound:
-    """The values one run option admits: ``minimum`` (excluded when ``exclusive``) up to
-    ``maximum``; finite. Read from the option's declaration (:class:`RunSettings`) by
-    :meth:`of`; ``RunOptions.validate`` checks it (the command line and sweep files check the
-    declaration itself)."""
-
-    minimum: float
-    maximum: float | None = None
-    exclusive: bool = False
-
-    def admits(self, value: float) -> bool:
-        """Whether ``value`` lies within the bound."""
-        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
-            return False
-        low = value > self.minimum if self.exclusive else value >= self.minimum
-        return low and not math.isinf(value) and (self.maximum is None or value <= self.maximum)
-
-    def text(self) -> str:
-        """The bound in words ("at least 1", "positive", "0 to 20")."""
-        if self.maximum is not None:
-            return f"{self.minimum:g} to {self.maximum:g}"
-        if self.exclusive:
-            return "positive" if self.minimum == 0 else f"over {self.minimum:g}"
-        return f"at least {self.minimum:g}"
-
-    @classmethod
-    def of(cls, info: FieldInfo) -> Bound | None:
-        """The bound a declared field's ``ge``/``gt``/``le`` say (None: it has none)."""
-        import annotated_types
-
-        bound: Bound | None = None
-        maximum = next((m.le for m in info.metadata if isinstance(m, annotated_types.Le)), None)
-        for meta in info.metadata:
-            if isinstance(meta, annotated_types.Ge):
-                bound = cls(float(meta.ge), maximum)  # type: ignore[arg-type]
-            elif isinstance(meta, annotated_types.Gt):
-                bound = cls(float(meta.gt), maximum, exclusive=True)  # type: ignore[arg-type]
-        return bound
-
-
 TASK_OPTIONS = ("permute", "epochs")
 """Run settings that change the task (its items), not how it is run."""
-
-BOUNDS: dict[str, Bound] = {
-    **{
-        name: bound
-        for name, info in RunSettings.model_fields.items()
-        if name not in TASK_OPTIONS and (bound := Bound.of(info)) is not None
-    },
-    "max_connection_failures": Bound(1),  # the circuit breaker's; set in Python only
-}
-"""The bounds of the run options, by the one name each has everywhere (``None`` is "not set"),
-as :class:`RunSettings` declares them."""
+FLAT_RUN_OPTIONS = tuple(name for name in RunSettings.model_fields if name not in TASK_OPTIONS)
+"""The run options by the one name each has on the command line, in sweep files and here
+(:class:`RunSettings`'s fields; ``permute`` and ``epochs`` change the task, not how it is
+run)."""
 _PARAMS = ("max_new_tokens", "temperature", "top_logprobs")  # held in ``RunOptions.params``
+_SET = RunSettings()
+"""The declared defaults: ``RunOptions`` takes each of its own from here."""
 
 
 @dataclass(frozen=True)
@@ -93,48 +45,57 @@ class RunOptions:
     cleanly at its budget (:mod:`relreason.run.budget`).
     """
 
-    scoring: Literal["generate", "logprob"] = "generate"
+    scoring: Literal["generate", "logprob"] = _SET.scoring
     params: GenerationParams = field(default_factory=GenerationParams)
-    concurrency: int = 8
-    requests_per_minute: float | None = None
-    tokens_per_minute: float | None = None
-    max_retries: int = 6
-    request_timeout: float = 60.0
-    use_cache: bool = True
-    refresh: bool = False
+    concurrency: int = _SET.concurrency
+    requests_per_minute: float | None = _SET.requests_per_minute
+    tokens_per_minute: float | None = _SET.tokens_per_minute
+    max_retries: int = _SET.max_retries
+    request_timeout: float = _SET.request_timeout
+    use_cache: bool = _SET.use_cache
+    refresh: bool = _SET.refresh
     cache_path: Path | None = None
-    limit: int | None = None
-    show_progress: bool = False
+    limit: int | None = _SET.limit
+    show_progress: bool = _SET.show_progress
     seed: int = 0
     retry_initial_wait: float = 0.5
     retry_max_wait: float = 30.0
     second_stage_max_new_tokens: int = 32
     max_connection_failures: int = 8
-    sample: int | None = None
-    log_to: str | None = None
-    max_wait: float = 120.0
-    max_answer_chars: int = 200_000
-    system_prompt: str | None = None
-    fewshot_as_multiturn: bool = False
-    max_cost: float | None = None
-    max_tokens_total: int | None = None
+    sample: int | None = _SET.sample
+    log_to: str | None = _SET.log_to
+    max_wait: float = _SET.max_wait
+    max_answer_chars: int = _SET.max_answer_chars
+    system_prompt: str | None = _SET.system_prompt
+    fewshot_as_multiturn: bool = _SET.fewshot_as_multiturn
+    max_cost: float | None = _SET.max_cost
+    max_tokens_total: int | None = _SET.max_tokens_total
 
     def validate(self) -> None:
-        """Raise ``UsageError`` naming the first option with an impossible value (the bounds of
-        :data:`BOUNDS`, the ones the command line and sweep files enforce too)."""
-        flat = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        params = {name: getattr(self.params, name) for name in _PARAMS}
-        if self.scoring not in ("generate", "logprob"):
-            raise UsageError(f"option scoring must be generate or logprob, got {self.scoring!r}")
+        """Raise ``UsageError`` naming the first option with an impossible value: checked by
+        :class:`RunSettings` (the declaration the command line and sweep files check too), and
+        ``max_connection_failures`` (the circuit breaker's, set in Python only) at least 1."""
         if self.log_to is not None:  # a tracker not installed is refused before the run
             from relreason.run.tracking import check_target
 
             check_target(self.log_to)
-        for name, bound in BOUNDS.items():
-            value = params[name] if name in _PARAMS else flat[name]
-            if value is not None and not bound.admits(value):
-                shown = f"params.{name}" if name in _PARAMS else name
-                raise UsageError(f"option {shown} must be {bound.text()}, got {value!r}")
+        values = {
+            name: getattr(self.params if name in _PARAMS else self, name)
+            for name in FLAT_RUN_OPTIONS
+        }
+        try:
+            RunSettings.model_validate(values, strict=True)
+        except ValidationError as error:
+            first = error.errors(include_url=False)[0]
+            name = str(first["loc"][0])
+            shown = f"params.{name}" if name in _PARAMS else name
+            said = first["msg"][0].lower() + first["msg"][1:]
+            raise UsageError(f"option {shown}: {said}, got {values[name]!r}") from None
+        if type(self.max_connection_failures) is not int or self.max_connection_failures < 1:
+            raise UsageError(
+                "option max_connection_failures: input should be a whole number of at least 1, "
+                f"got {self.max_connection_failures!r}"
+            )
         if not _fits(self.requests_per_minute, self.max_wait):
             raise UsageError(
                 f"option requests_per_minute must be at least {60 / self.max_wait:g} (one "
@@ -186,12 +147,6 @@ def _fits(per_minute: float | None, max_wait: float) -> bool:
     return 60 / per_minute <= max_wait
 
 
-FLAT_RUN_OPTIONS = tuple(name for name in RunSettings.model_fields if name not in TASK_OPTIONS)
-"""The run options by the one name each has on the command line, in sweep files and here
-(:class:`RunSettings`'s fields; ``permute`` and ``epochs`` change the task, not how it is
-run)."""
-
-
 def run_options_from(values: Mapping[str, Any], task: Task | None = None) -> RunOptions:
     """Return the ``RunOptions`` of flat option values (names in :data:`FLAT_RUN_OPTIONS`).
 
@@ -204,11 +159,10 @@ def run_options_from(values: Mapping[str, Any], task: Task | None = None) -> Run
         max_new = task.max_new_tokens if task is not None else GenerationParams().max_new_tokens
     params = GenerationParams(
         max_new_tokens=max_new,
-        temperature=given.pop("temperature", 0.0),
-        top_logprobs=given.pop("top_logprobs", 5),
+        temperature=given.pop("temperature", _SET.temperature),
+        top_logprobs=given.pop("top_logprobs", _SET.top_logprobs),
         seed=given.get("seed"),
     )
-    given["seed"] = given.get("seed") or 0
     if isinstance(given.get("system_prompt"), str):
         given["system_prompt"] = read_system_prompt(given["system_prompt"])
     return RunOptions(params=params, **given)

@@ -43,7 +43,7 @@ from relreason.run.counts import (
     plain_interval,
     plain_line,
 )
-from relreason.run.events import Event, ItemFinished, Retrying, Working
+from relreason.run.events import Event, ItemFinished, Working
 from relreason.types import Status
 
 NAME_WIDTH = 16
@@ -183,10 +183,6 @@ class RunProgress:
         """Count one finished item of run ``run_id`` (plain output: a run's last line at once)."""
         status: Status = "failed" if failed else "correct" if correct else "wrong"
         self.event(run_id, ItemFinished(-1, status, correct, cached=False))
-
-    def retried(self, run_id: TaskID | int) -> None:
-        """Count one retry of a call of run ``run_id``."""
-        self.event(run_id, Retrying(attempt=0, wait_s=0.0, reason=""))
 
     def event(self, run_id: TaskID | int, event: Event) -> None:
         """Take one event of run ``run_id`` (see :mod:`relreason.run.events`)."""

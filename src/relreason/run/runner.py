@@ -19,12 +19,11 @@ import dataclasses
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from relreason.errors import (
-    DataError,
     RelreasonError,
     ServerUnreachableError,
     UsageError,
@@ -52,7 +51,7 @@ from relreason.run.budget import BudgetReachedError, budget_for
 from relreason.run.cache import ResponseCache
 from relreason.run.calls import CallPath
 from relreason.run.context import task_context
-from relreason.run.cost import estimate_cost, load_prices
+from relreason.run.cost import Price, estimate_cost, load_prices
 from relreason.run.events import Event, ItemFinished, Working
 from relreason.run.folder import (
     check_capabilities,
@@ -75,6 +74,7 @@ from relreason.run.stops import check_indices, check_limits, resume_command, sto
 from relreason.run.tracking import log_run
 from relreason.run.verdict import verdict
 from relreason.run.warnings import warn
+from relreason.types import EvalItem
 from relreason.types import Task as EvalTask
 
 
@@ -183,6 +183,79 @@ async def _run_locked(
         pid=os.getpid(),
     )
     atomic_write_json(out_dir / MANIFEST, manifest.to_json())
+    started = time.monotonic()
+    stop, lines = await _answer(
+        task, backend, out_dir, options, (records, written), selected, progress, prices, shared
+    )
+    selected_records = [records[it.index] for it in selected if it.index in records]
+    selected_done = len(selected_records) == len(selected)
+    # a stopped run keeps the appended file (whole; later lines win) and stops at once; with
+    # no room for a sorted copy, the same
+    if stop is None:
+        with contextlib.suppress(UsageError):
+            write_sorted_records(out_dir, records.values(), lines)
+    summary = summarize(
+        selected_records,
+        out_dir=out_dir,
+        task=task.name,
+        model=backend.spec,
+        cost_usd=None,
+        complete=selected_done and stop is None,
+        elapsed_s=round(time.monotonic() - started, 3),
+        group_by=task.group_by or None,
+    )
+    summary.partial = len(selected) < len(task.items)
+    summary.n_task = len(task.items)
+    summary.cost_usd = estimate_cost(
+        backend.spec, summary.usage["prompt_tokens"], summary.usage["completion_tokens"], prices
+    )
+    summary.context = task_context(task, selected_records)
+    if task.description.get("reading"):
+        summary.extra["reading"] = task.description["reading"]
+    said = verdict(summary, backend.describe(), options)
+    if said is not None:
+        summary.extra["verdict"] = said
+    status: Any = None
+    if isinstance(stop, ServerUnreachableError):
+        status = "failed"
+    elif stop is not None:
+        status = "interrupted"
+    try:
+        atomic_write_json(out_dir / SUMMARY, summary.to_json())
+        manifest.end_session(
+            complete=selected_done and stop is None,
+            usage=summary.usage,
+            cost_usd=summary.cost_usd,
+            status=status,
+            stopped=str(stop) if isinstance(stop, BudgetReachedError) else None,
+        )
+        atomic_write_json(out_dir / MANIFEST, manifest.to_json())
+    except UsageError as error:
+        if stop is None:
+            stop = OSError(str(error))
+    if stop is not None:
+        raise stopped_error(stop, summary, out_dir, data_dir, len(selected))
+    if options.show_progress and progress is None:
+        print(format_summary(summary))
+    return summary
+
+
+async def _answer(
+    task: EvalTask,
+    backend: ModelBackend,
+    out_dir: Path,
+    options: RunOptions,
+    found: tuple[dict[int, Record], dict[int, str]],
+    selected: Sequence[EvalItem],
+    progress: RunProgress | None,
+    prices: Mapping[str, Price],
+    shared: SharedServer | None,
+) -> tuple[BaseException | None, dict[int, str]]:
+    """Ask the ``selected`` items that have no record yet or a failed one (``found``: the
+    records read and their lines as written), each appended to ``records.jsonl`` as it
+    finishes; then the follow-up pass. Return what stopped the run (None: nothing) and each
+    record's line as written (rewritten unchanged by the sorted rewrite)."""
+    records, written = found
     done = {i for i, r in records.items() if r.status != "failed"}
     todo = [item for item in selected if item.index not in done]
     cache = _open_cache(options)
@@ -195,7 +268,6 @@ async def _run_locked(
         done=len(finished),
         correct=sum(r.correct for r in finished),
     )
-    started = time.monotonic()
     try:
         writer = RecordWriter(out_dir)
     except OSError as error:
@@ -245,58 +317,7 @@ async def _run_locked(
         calls.close_cache()
         if own_progress:
             display.close()
-
-    selected_records = [records[it.index] for it in selected if it.index in records]
-    selected_done = len(selected_records) == len(selected)
-    # a stopped run keeps the appended file (whole; later lines win) and stops at once; with
-    # no room for a sorted copy, the same
-    if stop is None:
-        with contextlib.suppress(UsageError):
-            write_sorted_records(out_dir, records.values(), items.lines)
-    summary = summarize(
-        selected_records,
-        out_dir=out_dir,
-        task=task.name,
-        model=backend.spec,
-        cost_usd=None,
-        complete=selected_done and stop is None,
-        elapsed_s=round(time.monotonic() - started, 3),
-        group_by=task.group_by or None,
-    )
-    summary.partial = len(selected) < len(task.items)
-    summary.n_task = len(task.items)
-    summary.cost_usd = estimate_cost(
-        backend.spec, summary.usage["prompt_tokens"], summary.usage["completion_tokens"], prices
-    )
-    summary.context = task_context(task, selected_records)
-    if task.description.get("reading"):
-        summary.extra["reading"] = task.description["reading"]
-    said = verdict(summary, backend.describe(), options)
-    if said is not None:
-        summary.extra["verdict"] = said
-    status: Any = None
-    if isinstance(stop, ServerUnreachableError):
-        status = "failed"
-    elif stop is not None:
-        status = "interrupted"
-    try:
-        atomic_write_json(out_dir / SUMMARY, summary.to_json())
-        manifest.end_session(
-            complete=selected_done and stop is None,
-            usage=summary.usage,
-            cost_usd=summary.cost_usd,
-            status=status,
-            stopped=str(stop) if isinstance(stop, BudgetReachedError) else None,
-        )
-        atomic_write_json(out_dir / MANIFEST, manifest.to_json())
-    except UsageError as error:
-        if stop is None:
-            stop = OSError(str(error))
-    if stop is not None:
-        raise stopped_error(stop, summary, out_dir, data_dir, len(selected))
-    if options.show_progress and own_progress:
-        print(format_summary(summary))
-    return summary
+    return stop, items.lines
 
 
 def run_task(
@@ -357,10 +378,7 @@ async def aresume_run(
     out_dir = Path(out_dir)
     manifest = load_manifest(out_dir)
     spec = manifest.spec
-    raw_options = manifest.model.get("options") or {}
-    if not isinstance(raw_options, Mapping):
-        raise DataError(str(out_dir / MANIFEST), "expected a mapping", field="model.options")
-    model_options = dict(raw_options)
+    model_options = dict(manifest.model.options)
     options = RunOptions.from_json(manifest.options)
     options = override_options(options, options_override)
     own_backend = backend is None

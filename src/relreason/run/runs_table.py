@@ -31,7 +31,7 @@ def collect(out: Path) -> list[dict[str, Any]]:
             done = _records_done(folder)  # a running run: its items done so far
         rows.append(
             {
-                "model": manifest.model.get("spec"),
+                "model": manifest.spec,
                 "benchmark": name,
                 "task": task,
                 "setting": setting,

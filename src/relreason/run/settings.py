@@ -3,8 +3,10 @@
 Each field is one option by the one name it has everywhere: its type, default, bounds and
 help. The command line's run options (``relreason run NAME``), a sweep file's ``options``
 (:data:`SweepOptions`, generated from the fields marked for sweeps), the keywords of
-``relreason.evaluate`` and the bounds ``RunOptions.validate`` checks (``BOUNDS``) all come from
-it; ``run_options_from`` turns the values into the runner's ``RunOptions``.
+``relreason.evaluate``, the defaults of the runner's ``RunOptions`` and the checks of
+``RunOptions.validate`` all come from it; ``run_options_from`` turns the values into
+``RunOptions``. The generation defaults (temperature, alternatives) are a request's own
+(``GenerationParams``), the time-out and the answer cap a backend's.
 """
 
 from __future__ import annotations
@@ -14,6 +16,12 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from relreason.declare import Cli
+from relreason.models.base import ModelBackend
+from relreason.models.options import DEFAULT_TIMEOUT
+from relreason.types import GenerationParams
+
+_REQUEST = GenerationParams()
+"""A request's defaults: the run's own temperature and alternatives unless a user sets them."""
 
 
 class RunSettings(BaseModel):
@@ -41,13 +49,13 @@ class RunSettings(BaseModel):
             allow_inf_nan=False,
             description="Sampling temperature (0: greedy, as in the papers).",
         ),
-    ] = 0.0
+    ] = _REQUEST.temperature
     top_logprobs: Annotated[
         int,
         Field(
             ge=0, le=20, description="Alternatives kept for the first generated token (in records)."
         ),
-    ] = 5
+    ] = _REQUEST.top_logprobs
     concurrency: Annotated[
         int, Field(ge=1, description="Requests (or local batches) in flight at once.")
     ] = 8
@@ -76,7 +84,7 @@ class RunSettings(BaseModel):
             allow_inf_nan=False,
             description="Seconds before one API request is abandoned (and retried).",
         ),
-    ] = 60.0
+    ] = DEFAULT_TIMEOUT
     max_wait: Annotated[
         float,
         Field(
@@ -88,7 +96,7 @@ class RunSettings(BaseModel):
     max_answer_chars: Annotated[
         int,
         Field(ge=1, description="Longer answers are cut and their item recorded as failed."),
-    ] = 200_000
+    ] = ModelBackend.max_answer_chars
     system_prompt: Annotated[
         str | None,
         Cli(flags=("--system-prompt",)),

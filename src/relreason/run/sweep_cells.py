@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason.errors import UsageError
-from relreason.records import is_run_folder, load_records, read_manifest
+from relreason.records import is_run_folder, load_manifest, load_records
 from relreason.redact import strip_secret_options
 from relreason.run.options import RunOptions
 from relreason.run.selection import select_items
@@ -34,7 +34,7 @@ class PlannedRun:
 def _finished(out_dir: Path, n_items: int) -> bool:
     if not is_run_folder(out_dir):
         return False
-    if read_manifest(out_dir).get("status") != "complete":
+    if load_manifest(out_dir).status != "complete":
         return False
     records = load_records(out_dir)
     return len(records) >= n_items and all(r.get("status") != "failed" for r in records.values())
@@ -46,7 +46,7 @@ def _changes(run: PlannedRun, options: RunOptions) -> list[str]:
     from relreason.run.folder import compared_description, differences
     from relreason.run.selection import items_fingerprint, reader_name
 
-    manifest = read_manifest(run.out_dir)
+    manifest = load_manifest(run.out_dir)
     now = {
         "benchmark": run.task.benchmark,
         "task": run.task.name,
@@ -57,12 +57,12 @@ def _changes(run: PlannedRun, options: RunOptions) -> list[str]:
         "scoring": options.scoring,
         "params": options.to_json()["params"],
     }
-    changed = differences(manifest.get("config") or {}, now)
-    recorded = (manifest.get("model") or {}).get("options") or {}
+    changed = differences(manifest.config, now)
+    recorded = manifest.model.options
     wanted = json.loads(json.dumps(strip_secret_options(run.model.options()), default=str))
     if recorded != wanted:
         changed.append("model options")
-    selection = manifest.get("selection") or {}
+    selection = manifest.selection or {}
     if selection and (selection.get("limit"), selection.get("sample")) != (
         options.limit,
         options.sample,

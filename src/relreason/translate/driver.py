@@ -25,7 +25,15 @@ from relreason.models.base import ModelBackend
 from relreason.records import utc_now
 from relreason.run.calls import CallFailed, CallPath
 from relreason.run.options import RunOptions
-from relreason.translate.prompt import PROMPT_TEMPLATE, Reading, build_prompt, read_reply
+from relreason.run.settings import RunSettings
+from relreason.translate.prompt import (
+    MAX_NEW_TOKENS,
+    PROMPT_TEMPLATE,
+    REQUEST_TIMEOUT,
+    Reading,
+    build_prompt,
+    read_reply,
+)
 from relreason.types import GenerationParams, GenerationRequest
 from relreason.version import __version__
 
@@ -108,10 +116,10 @@ def translate_file(
     *,
     source_language: str | None = None,
     limit: int | None = None,
-    concurrency: int = 8,
-    max_new_tokens: int = 1024,
-    request_timeout: float = 120.0,
-    max_retries: int = 6,
+    concurrency: int = RunSettings().concurrency,
+    max_new_tokens: int = MAX_NEW_TOKENS,
+    request_timeout: float = REQUEST_TIMEOUT,
+    max_retries: int = RunSettings().max_retries,
 ) -> TranslationResult:
     """Translate the items of ``source`` into ``target`` with ``backend``; write ``out`` and its
     sidecars (see the module text); return what was written.
@@ -128,7 +136,7 @@ def translate_file(
     first_language = raws[0].get("language") if raws else None
     from_language = source_language or (first_language if isinstance(first_language, str) else "en")
     prompts = [build_prompt(q, o, from_language, target) for q, o, _ in checked]
-    params = GenerationParams(max_new_tokens=max_new_tokens, temperature=0.0)
+    params = GenerationParams(max_new_tokens=max_new_tokens)
     options = RunOptions(
         concurrency=concurrency, request_timeout=request_timeout, max_retries=max_retries
     )

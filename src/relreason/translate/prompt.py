@@ -40,6 +40,10 @@ PROMPT_TEMPLATE = (
     "\n\nQuestion: {question}\nOptions:\n{options}\n"
 )
 """The prompt (recorded with every translated file)."""
+MAX_NEW_TOKENS = 1024
+"""The longest reply per item (the translated JSON) unless one is given."""
+REQUEST_TIMEOUT = 120.0
+"""Seconds before one request is abandoned unless given (a whole item's JSON is long)."""
 
 
 def language_name(code: str) -> str:

@@ -76,38 +76,38 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
-def make_app(
-    folder: Path, data_dir: Path | None = None, hosts: Sequence[str] = ("*",)
-) -> Starlette:
-    """The viewer over the runs below ``folder`` (``data_dir``: the data to rebuild the prompts
-    of records that hold none), answering only requests whose Host header is one of ``hosts``
-    (a web page elsewhere that points its own name at 127.0.0.1 is refused)."""
-    folders = RunFolders(folder)
-    prompts = Prompts(data_dir)
-    env = _environment()
+class _Pages:
+    """The viewer's pages over the runs below ``folder``; each a plain function of a request."""
 
-    def render(name: str, status: int = 200, **values: Any) -> HTMLResponse:
-        text = env.get_template(name).render(root=str(folder), **values)
+    def __init__(self, folder: Path, data_dir: Path | None) -> None:
+        self.folder = folder
+        self.folders = RunFolders(folder)
+        self.prompts = Prompts(data_dir)
+        self.env = _environment()
+
+    def render(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        text = self.env.get_template(name).render(root=str(self.folder), **values)
         return HTMLResponse(text, status_code=status, headers=_HEADERS)
 
-    def missing(what: str) -> HTMLResponse:
-        return render("missing.html", status=404, what=what)
+    def missing(self, what: str) -> HTMLResponse:
+        return self.render("missing.html", status=404, what=what)
 
-    def runs_page(request: Request) -> HTMLResponse:
-        return render("runs.html", runs=folders.runs())
+    def runs(self, request: Request) -> HTMLResponse:
+        return self.render("runs.html", runs=self.folders.runs())
 
-    def run_page(request: Request) -> HTMLResponse:
-        run = folders.run(request.query_params.get("id", ""))
+    def run(self, request: Request) -> HTMLResponse:
+        wanted = request.query_params.get("id", "")
+        run = self.folders.run(wanted)
         if run is None:
-            return missing(f"no run {request.query_params.get('id', '')!r} below {folder}")
+            return self.missing(f"no run {wanted!r} below {self.folder}")
         found = facets(run.records)
         filters = Filters.from_query(request.query_params, found)
         kept = [r for r in run.records if filters.keep(r)]
         shown, page, pages = _page(kept, _int(request.query_params.get("page"), 1))
-        return render(
+        return self.render(
             "run.html",
             run=run,
-            runs=folders.runs(),
+            runs=self.folders.runs(),
             facets=found,
             filters=filters,
             query=filters.query(),
@@ -117,20 +117,20 @@ def make_app(
             pages=pages,
         )
 
-    def item_page(request: Request) -> HTMLResponse:
-        run = folders.run(request.query_params.get("run", ""))
+    def item(self, request: Request) -> HTMLResponse:
+        run = self.folders.run(request.query_params.get("run", ""))
         index = _int(request.query_params.get("index"), -1)
         record = None if run is None else run.record(index)
         if run is None or record is None:
-            return missing(f"no item {index} in run {request.query_params.get('run', '')!r}")
+            return self.missing(f"no item {index} in run {request.query_params.get('run', '')!r}")
         prompt, why = record.prompt, None
         if prompt is None:
-            prompt, why = prompts.prompt(run.description, record.index)
+            prompt, why = self.prompts.prompt(run.description, record.index)
         # previous and next among the items the browser's filters keep (this one included)
         filters = Filters.from_query(request.query_params, facets(run.records))
         indexes = [r.index for r in run.records if r is record or filters.keep(r)]
         where = indexes.index(record.index)
-        return render(
+        return self.render(
             "item.html",
             run=run,
             record=record,
@@ -141,16 +141,17 @@ def make_app(
             next=indexes[where + 1] if where + 1 < len(indexes) else None,
         )
 
-    def compare_page(request: Request) -> HTMLResponse:
+    def compare(self, request: Request) -> HTMLResponse:
         query = request.query_params
-        a, b = folders.run(query.get("a", "")), folders.run(query.get("b", ""))
+        a, b = self.folders.run(query.get("a", "")), self.folders.run(query.get("b", ""))
         if a is None or b is None:
-            return missing(f"no run {query.get('a' if a is None else 'b', '')!r} below {folder}")
+            name = query.get("a" if a is None else "b", "")
+            return self.missing(f"no run {name!r} below {self.folder}")
         pairs = pair_records(a.records, b.records)
         only_differ = query.get("differ", "") == "1"
         kept = [p for p in pairs if p.differ] if only_differ else pairs
         shown, page, pages = _page(kept, _int(query.get("page"), 1))
-        return render(
+        return self.render(
             "compare.html",
             a=a,
             b=b,
@@ -162,15 +163,23 @@ def make_app(
             pages=pages,
         )
 
+
+def make_app(
+    folder: Path, data_dir: Path | None = None, hosts: Sequence[str] = ("*",)
+) -> Starlette:
+    """The viewer over the runs below ``folder`` (``data_dir``: the data to rebuild the prompts
+    of records that hold none), answering only requests whose Host header is one of ``hosts``
+    (a web page elsewhere that points its own name at 127.0.0.1 is refused)."""
+    pages = _Pages(folder, data_dir)
     # the pages are plain functions: Starlette runs them in its thread pool, so reading a run's
     # files never holds up the event loop
     static = Path(__file__).parent / "static"
     return Starlette(
         routes=[
-            Route("/", runs_page),
-            Route("/run", run_page),
-            Route("/item", item_page),
-            Route("/compare", compare_page),
+            Route("/", pages.runs),
+            Route("/run", pages.run),
+            Route("/item", pages.item),
+            Route("/compare", pages.compare),
             Mount("/static", StaticFiles(directory=static), name="static"),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))],

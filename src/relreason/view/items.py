@@ -17,9 +17,7 @@ MAX_FACET_VALUES = 40
 def readings_differ(record: Record) -> bool:
     """Whether the record's two readings differ (answer or status); False without a second."""
     alt = record.alt
-    if not isinstance(alt, Mapping):
-        return False
-    return bool(alt.get("answer") != record.answer or alt.get("status") != record.status)
+    return alt is not None and (alt.answer != record.answer or alt.status != record.status)
 
 
 def label_values(value: Any) -> list[str]:

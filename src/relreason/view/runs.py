@@ -72,7 +72,7 @@ def read_run(run_id: str, folder: Path) -> ViewRun:
     except (DataError, UsageError) as error:
         return ViewRun(run_id, folder, problem=str(error))
     description = manifest.description
-    spec = str(manifest.model.get("spec") or "?")
+    spec = manifest.spec
     return ViewRun(
         run_id=run_id,
         folder=folder,

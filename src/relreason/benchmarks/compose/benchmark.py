@@ -11,7 +11,6 @@ from pydantic import Field
 from relreason.benchmarks.mcr.cleanup import with_cleanup
 from relreason.benchmarks.mcr.data import LANGUAGES, METHODS, MODES
 from relreason.benchmarks.mcr.style import McrReading, McrStyle
-from relreason.errors import UsageError
 from relreason.types import Task
 
 if TYPE_CHECKING:
@@ -50,6 +49,7 @@ class Compose(McrStyle[ComposeParams]):
         "position, order, quantity, identity, containment; bundled, no download)"
     )
     params_model = ComposeParams
+    own_file = ("file", "file")
 
     def build_task(self, params: ComposeParams, data_dir: Path | None = None) -> Task:
         """Return the compose task of ``params`` (``data_dir`` is not used: the data is bundled
@@ -78,20 +78,6 @@ class Compose(McrStyle[ComposeParams]):
             return f"compose-{params.language or 'en'}-{params.method}"
         language = f"-{params.language}" if params.language else ""
         return f"compose{language}-{params.method}-{params.file.stem}"
-
-    def params_from_description(self, description: Mapping[str, Any]) -> ComposeParams:
-        """The parameters of a manifest's compose description."""
-        try:
-            file = description.get("file")
-            return self.params(
-                language=description["language"],
-                method=description["method"],
-                mode=description.get("mode", "robust"),
-                file=Path(file) if file else None,
-                cleanup_model=description.get("cleanup_model"),
-            )
-        except KeyError as missing:
-            raise UsageError(f"the run's task description lacks the field {missing}") from None
 
     def report_sections(self) -> Sequence[ReportSection]:
         """Accuracy by domain, hops, options and language (``report.py``)."""

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from relreason.benchmarks.convre.settings import check_task
 from relreason.data import sources
@@ -117,20 +116,6 @@ def _data_path(name: str, data_dir: Path | str | None) -> Path:
     return sources.data_file("convre", name, data_dir)
 
 
-def _read_json(path: Path) -> Any:
-    return sources.load_json(path)
-
-
-def _stamp(path: Path) -> tuple[int, int, int]:
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        raise DataError(str(path), "file not found") from None
-    except OSError as exc:
-        raise DataError(str(path), f"cannot read the file: {exc}") from None
-    return stat.st_ino, stat.st_mtime_ns, stat.st_size
-
-
 def _type_name(value: object) -> str:
     return "null" if value is None else type(value).__name__
 
@@ -147,40 +132,37 @@ def _parse_triple(file: str, key: str, position: int, raw: object) -> Triple:
     item = item_label(key, position)
     if not isinstance(raw, dict):
         raise DataError(file, f"expected an object, got {_type_name(raw)}", item=item)
+
+    def fail(message: str, field: str) -> DataError:
+        return DataError(file, message, item=item, field=field)
+
     values: dict[str, str] = {}
     for name in TRIPLE_FIELDS:
         if name not in raw:
-            raise DataError(file, "missing field", item=item, field=name)
+            raise fail("missing field", name)
         value = raw[name]
         if not isinstance(value, str):
-            raise DataError(
-                file, f"expected a string, got {_type_name(value)}", item=item, field=name
-            )
+            raise fail(f"expected a string, got {_type_name(value)}", name)
         values[name] = value
     if values["answer"] not in ANSWERS:
-        raise DataError(
-            file, f"expected 'A' or 'B', got {values['answer']!r}", item=item, field="answer"
-        )
+        raise fail(f"expected 'A' or 'B', got {values['answer']!r}", "answer")
     for name in ("head", "tail"):
         if not values[name].strip():
-            raise DataError(file, "empty text", item=item, field=name)
+            raise fail("empty text", name)
     if values["relation"] != key:
-        raise DataError(
-            file,
-            f"relation {values['relation']!r} differs from its relation key {key!r}",
-            item=item,
-            field="relation",
+        raise fail(
+            f"relation {values['relation']!r} differs from its relation key {key!r}", "relation"
         )
     if not values["relation"].split(",")[-1].strip():
-        raise DataError(file, "no relation name after the last comma", item=item, field="relation")
+        raise fail("no relation name after the last comma", "relation")
     return Triple(
         key, position, values["head"], values["relation"], values["tail"], values["answer"]
     )
 
 
 @lru_cache(maxsize=16)
-def _parse_triples(path: str, stamp: tuple[int, int, int]) -> tuple[Triple, ...]:
-    data = _read_json(Path(path))
+def _parse_triples(path: str, stamp: sources.Stamp) -> tuple[Triple, ...]:
+    data = sources.load_json(Path(path))
     if not isinstance(data, dict):
         raise DataError(path, f"expected an object of relation key -> list, got {_type_name(data)}")
     triples: list[Triple] = []
@@ -200,15 +182,15 @@ def load_triples(data_dir: Path | str | None, subset: bool) -> list[Triple]:
     and field) for a missing, unreadable or malformed file.
     """
     path = triples_path(subset, data_dir)
-    return list(_parse_triples(str(path), _stamp(path)))
+    return list(_parse_triples(str(path), sources.file_stamp(path)))
 
 
 # ---- relations (templates) --------------------------------------------------------------
 
 
 @lru_cache(maxsize=16)
-def _parse_relations(path: str, stamp: tuple[int, int, int], task: str) -> RelationsFile:
-    data = _read_json(Path(path))
+def _parse_relations(path: str, stamp: sources.Stamp, task: str) -> RelationsFile:
+    data = sources.load_json(Path(path))
     if not isinstance(data, dict):
         raise DataError(
             path, f"expected an object of relation key -> templates, got {_type_name(data)}"
@@ -237,15 +219,15 @@ def load_relations(task: str, data_dir: Path | str | None) -> RelationsFile:
     ``UsageError`` for an unknown task.
     """
     path = _data_path(f"{check_task(task)}_relations.json", data_dir)
-    return _parse_relations(str(path), _stamp(path), task)
+    return _parse_relations(str(path), sources.file_stamp(path), task)
 
 
 # ---- few-shot examples ------------------------------------------------------------------
 
 
 @lru_cache(maxsize=16)
-def _parse_examples(path: str, stamp: tuple[int, int, int]) -> ExamplesFile:
-    data = _read_json(Path(path))
+def _parse_examples(path: str, stamp: sources.Stamp) -> ExamplesFile:
+    data = sources.load_json(Path(path))
     if not isinstance(data, dict):
         raise DataError(
             path, f"expected an object of list name -> examples, got {_type_name(data)}"
@@ -274,7 +256,7 @@ def load_examples(task: str, data_dir: Path | str | None) -> ExamplesFile:
     task.
     """
     path = _data_path(f"{check_task(task)}_examples.json", data_dir)
-    return _parse_examples(str(path), _stamp(path))
+    return _parse_examples(str(path), sources.file_stamp(path))
 
 
 def clear_cache() -> None:

@@ -12,10 +12,9 @@ import pandas as pd
 
 from relreason.analysis.load import Runs, run_label
 from relreason.analysis.setup import pick_runs
-from relreason.analysis.stats import accuracy_cell, paired
+from relreason.analysis.stats import accuracy_cell, counts_cell, paired
 from relreason.analysis.table import Drill, NotPossible, Table, number_text
 from relreason.benchmarks.mcr.relations import count_relations
-from relreason.records import wilson_interval
 
 LANGUAGES = ("en", "fr", "ja", "ko", "zh")
 METHODS = ("zs", "fs", "zsc", "fs-english", "fs-multilingual")
@@ -142,8 +141,7 @@ def relation_counts(runs: Runs) -> Table:
         for count in counts:
             k, n = found.get((run["run_id"], count), (0, 0))
             if n:
-                lo, hi = wilson_interval(k, n)
-                cell = {"n": n, "correct": k, "accuracy": k / n, "lo": lo, "hi": hi}
+                cell = counts_cell(k, n)
                 rows.append(
                     {
                         "run_id": run["run_id"],

@@ -15,7 +15,6 @@ from relreason.benchmarks.mcr.cleanup import (
 from relreason.benchmarks.mcr.data import CATEGORIES, LANGUAGES, METHODS, MODES
 from relreason.benchmarks.mcr.files import FILES
 from relreason.benchmarks.mcr.style import McrReading, McrStyle
-from relreason.errors import UsageError
 from relreason.types import Task
 
 if TYPE_CHECKING:
@@ -43,6 +42,7 @@ class Mcr(McrStyle[McrParams]):
     name = "mcr"
     title = "MCR: multilingual compositional relations (en zh fr ja ko; zs, zsc, few-shot)"
     params_model = McrParams
+    own_file = ("exemplars_path", "exemplars")
     files = FILES
     reference_table = "paper_table4.csv"
     drill_label = "categories"
@@ -67,20 +67,6 @@ class Mcr(McrStyle[McrParams]):
     def run_name(self, params: McrParams) -> str:
         """``mcr-<language>-<method>``."""
         return f"mcr-{params.language}-{params.method}"
-
-    def params_from_description(self, description: Mapping[str, Any]) -> McrParams:
-        """The parameters of a manifest's MCR description."""
-        try:
-            path = description.get("exemplars_path")
-            return self.params(
-                language=description["language"],
-                method=description["method"],
-                mode=description.get("mode", "robust"),
-                exemplars=Path(path) if path else None,
-                cleanup_model=description.get("cleanup_model"),
-            )
-        except KeyError as missing:
-            raise UsageError(f"the run's task description lacks the field {missing}") from None
 
     def parse_reference(self, rows: list[dict[str, str]]) -> list[PaperFigure]:
         """Table 4: one row per (model, method) with a percentage per language."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from relreason.data.sources import data_file, load_json, sha256_file
+from relreason.data.sources import Stamp, data_file, file_stamp, load_json, sha256_file
 from relreason.errors import DataError, UsageError
 
 LANGUAGES: dict[str, str] = {
@@ -96,10 +96,9 @@ class _LoadedFile:
     letters: tuple[tuple[str, ...], ...]  # the answer letters of each question
 
 
-_StatKey = tuple[str, int, int]  # resolved path, mtime_ns, size
 # One entry per file path: the version last read and what it gave.
-_QUESTION_CACHE: dict[str, tuple[_StatKey, _LoadedFile]] = {}
-_EXEMPLAR_CACHE: dict[str, tuple[_StatKey, dict[str, str]]] = {}
+_QUESTION_CACHE: dict[str, tuple[Stamp, _LoadedFile]] = {}
+_EXEMPLAR_CACHE: dict[str, tuple[Stamp, dict[str, str]]] = {}
 
 
 # --- names -------------------------------------------------------------------------------
@@ -146,17 +145,6 @@ def normalize_mode(name: str) -> Mode:
     raise UsageError(f"unknown MCR scoring mode {name!r}; valid: {', '.join(MODES)}")
 
 
-# --- files ---------------------------------------------------------------------------------
-
-
-def _stat_key(path: Path) -> _StatKey:
-    try:
-        stat = path.stat()
-    except OSError as error:
-        raise DataError(str(path), f"cannot read the file ({error.strerror or error})") from None
-    return (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-
-
 # --- questions -----------------------------------------------------------------------------
 
 
@@ -173,64 +161,44 @@ def _validate_question(file: str, i: int, raw: Any) -> Question:
     item = f"[{i}]"
     if not isinstance(raw, dict):
         raise DataError(file, f"expected an object, got {type(raw).__name__}", item=item)
+
+    def fail(message: str, field: str) -> DataError:
+        return DataError(file, message, item=item, field=field)
+
+    def nonempty_list(field: str, of: str) -> list[Any]:
+        value = raw[field]
+        if not isinstance(value, list) or not value:
+            raise fail(f"expected a non-empty list of {of}, got {value!r}", field)
+        return value
+
     for key in ("question", "correct", "options", "category"):
         if key not in raw:
-            raise DataError(file, "missing field", item=item, field=key)
+            raise fail("missing field", key)
     text = raw["question"]
     if not isinstance(text, str) or not text.strip():
-        raise DataError(
-            file, f"expected a non-empty string, got {text!r}", item=item, field="question"
-        )
-    options = raw["options"]
-    if not isinstance(options, list) or not options:
-        raise DataError(
-            file,
-            f"expected a non-empty list of strings, got {options!r}",
-            item=item,
-            field="options",
-        )
+        raise fail(f"expected a non-empty string, got {text!r}", "question")
+    options = nonempty_list("options", "strings")
     for j, option in enumerate(options):
         if not isinstance(option, str):
-            raise DataError(
-                file, f"option {j} is not a string: {option!r}", item=item, field="options"
-            )
+            raise fail(f"option {j} is not a string: {option!r}", "options")
     if len(options) > MAX_OPTIONS:
-        raise DataError(
-            file,
-            f"{len(options)} options; at most {MAX_OPTIONS} (letters A-G)",
-            item=item,
-            field="options",
-        )
+        raise fail(f"{len(options)} options; at most {MAX_OPTIONS} (letters A-G)", "options")
     correct = raw["correct"]
     count = options.count(correct) if isinstance(correct, str) else 0
     if count == 0:
-        raise DataError(
-            file, f"{correct!r} is not one of the options {options!r}", item=item, field="correct"
-        )
+        raise fail(f"{correct!r} is not one of the options {options!r}", "correct")
     if count > 1:
-        raise DataError(
-            file, f"{correct!r} appears {count} times among the options", item=item, field="correct"
-        )
-    categories = raw["category"]
-    if not isinstance(categories, list) or not categories:
-        raise DataError(
-            file,
-            f"expected a non-empty list of category names, got {categories!r}",
-            item=item,
-            field="category",
-        )
+        raise fail(f"{correct!r} appears {count} times among the options", "correct")
     english: list[str] = []
-    for name in categories:
+    for name in nonempty_list("category", "category names"):
         known = _known_category(name)
         if known is None:
             valid = ", ".join([*CATEGORIES, *CATEGORY_ZH])
-            raise DataError(
-                file, f"unknown category {name!r}; valid: {valid}", item=item, field="category"
-            )
+            raise fail(f"unknown category {name!r}; valid: {valid}", "category")
         english.append(known)
     hint = raw.get("hint")
     if hint is not None and not isinstance(hint, str):
-        raise DataError(file, f"expected a string, got {hint!r}", item=item, field="hint")
+        raise fail(f"expected a string, got {hint!r}", "hint")
     return Question(i, text, correct, tuple(options), tuple(english), hint)
 
 
@@ -242,7 +210,7 @@ def question_block(question: Question) -> str:
 
 
 def _load_file(path: Path) -> _LoadedFile:
-    key = _stat_key(path)
+    key = file_stamp(path)
     cached = _QUESTION_CACHE.get(key[0])
     if cached is not None and cached[0] == key:
         return cached[1]
@@ -325,7 +293,7 @@ def load_exemplars(
     key for a missing file, a missing key or a non-string value.
     """
     file = Path(path) if path is not None else data_file("mcr", OFFICIAL_EXEMPLARS, data_dir)
-    key = _stat_key(file)
+    key = file_stamp(file)
     cached = _EXEMPLAR_CACHE.get(key[0])
     if cached is not None and cached[0] == key:
         return dict(cached[1])

@@ -5,12 +5,14 @@ method."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, field_validator
 
 from relreason.benchmarks.base import Benchmark, BenchmarkParams
 from relreason.declare import Cli, Role
+from relreason.errors import UsageError
 from relreason.types import EvalItem
 
 
@@ -51,6 +53,9 @@ R = TypeVar("R", bound=McrReading)
 class McrStyle(Benchmark[R]):
     """A benchmark whose items are MCR-style lettered multiple-choice questions."""
 
+    own_file: tuple[str, str]
+    """The file of one's own a run may name: its key in a task description, its parameter."""
+
     def reorder(self, item: EvalItem, order: tuple[int, ...]) -> EvalItem:
         """``item`` with its options shown in ``order`` (the answer choices written again)."""
         from relreason.benchmarks.mcr.reorder import reorder_lettered
@@ -60,3 +65,19 @@ class McrStyle(Benchmark[R]):
     def report_cell(self, description: Mapping[str, Any]) -> tuple[Any, Any]:
         """The table cell of a run: its language code and method (MCR: Table 4's cell)."""
         return (description.get("language"), description.get("method"))
+
+    def params_from_description(self, description: Mapping[str, Any]) -> R:
+        """The parameters of a manifest's description: language, method, reading and the
+        file of one's own (``own_file``)."""
+        key, field = self.own_file
+        try:
+            path = description.get(key)
+            return self.params(
+                language=description["language"],
+                method=description["method"],
+                mode=description.get("mode", "robust"),
+                cleanup_model=description.get("cleanup_model"),
+                **{field: Path(path) if path else None},
+            )
+        except KeyError as missing:
+            raise UsageError(f"the run's task description lacks the field {missing}") from None

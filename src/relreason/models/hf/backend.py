@@ -31,6 +31,7 @@ from relreason.models.hf.choices import (
 )
 from relreason.models.hf.generate import generate_batch
 from relreason.models.hf.tree_scorer import PrefixTreeScorer
+from relreason.models.lm_eval_rules import lm_eval_context, prompt_ids
 from relreason.models.options import ModelOptions, resolve_device
 from relreason.types import (
     ChoiceRequest,
@@ -213,15 +214,12 @@ class HFBackend(ModelBackend):
         responses: list[Response | None] = [None] * len(requests)
         groups: dict[GenerationParams, list[tuple[int, list[int]]]] = {}
         for i, req in enumerate(requests):
-            ids = self.encode(self.render(req.prompt, req.chat))
-            room = self.max_length - req.params.max_new_tokens
-            if room < 1:
-                responses[i] = Response(
-                    error=f"max_new_tokens {req.params.max_new_tokens} leaves no room for the"
-                    f" prompt within max_length {self.max_length}"
-                )
+            try:
+                ids = prompt_ids(self, req, self.max_length, self._empty_prefix, "max_length")
+            except ValueError as exc:
+                responses[i] = Response(error=str(exc))
                 continue
-            groups.setdefault(req.params, []).append((i, ids[-room:] or [self._empty_prefix]))
+            groups.setdefault(req.params, []).append((i, ids))
         with self._lock:
             for params, members in groups.items():
                 members.sort(key=lambda m: -len(m[1]))
@@ -265,14 +263,7 @@ class HFBackend(ModelBackend):
         As lm-eval: the context's trailing whitespace moves onto the continuation; an empty
         context becomes the BOS (else EOS) token; seq2seq continuations get no special tokens.
         """
-        if not req.continuations:
-            raise ValueError("the request has no continuations to score")
-        if any(not cont for cont in req.continuations.values()):
-            raise ValueError("a continuation is empty")
-        context = self.render(req.prompt, req.chat)
-        stripped = context.rstrip()
-        moved = context[len(stripped) :]
-        ctx = self.encode(stripped) if stripped else [self._empty_prefix]
+        stripped, moved, ctx = lm_eval_context(self, req, self._empty_prefix)
         if self.encoder_decoder:
             ctx = ctx[-self.max_length :]
             rows = []

@@ -49,7 +49,7 @@ from relreason.models.openai.results import (
     first_choice,
     read_usage,
 )
-from relreason.models.options import ModelOptions
+from relreason.models.options import DEFAULT_TIMEOUT, ModelOptions
 from relreason.types import ChoiceRequest, GenerationRequest, Response, Turn
 
 log = logging.getLogger(__name__)
@@ -64,6 +64,9 @@ otherwise, set to do nothing. llama-cpp-python's server penalises repeated token
 past the end of turn where ``gguf:`` with the same file stopped); vLLM's ``repetition_penalty``
 is already 1.0. A server that refuses the field (a 400/422 naming it, as OpenAI's does) is
 asked again without it, and not sent it again."""
+PATHS = {"chat": "/chat/completions", "completions": "/completions"}
+"""Each endpoint's path under a base URL (what ``chat.completions.create`` and
+``completions.create`` post to)."""
 COOLDOWN_BASE_S = 1.0
 COOLDOWN_MAX_S = 30.0
 """A server that failed in a retryable way gets no new request (while another can take it)
@@ -97,7 +100,7 @@ class OpenAIBackend(ModelBackend):
         *,
         base_urls: Sequence[str] | None = None,
         api: Api = "chat",
-        timeout: float = 60.0,
+        timeout: float = DEFAULT_TIMEOUT,
         api_key_env: str = "OPENAI_API_KEY",
         spec: str | None = None,
         choice_scoring: ChoiceScoring = "auto",
@@ -136,6 +139,10 @@ class OpenAIBackend(ModelBackend):
                 )
             key = LOCAL_KEY_PLACEHOLDER
         self._openai = openai
+        self._result_types = {
+            "chat": openai.types.chat.ChatCompletion,
+            "completions": openai.types.Completion,
+        }
         self._secrets = (key,)
         self._urls = urls
         self._key = key
@@ -241,6 +248,11 @@ class OpenAIBackend(ModelBackend):
     async def _call(self, endpoint: Api, **kwargs: Any) -> Any:
         """Send one request to the least busy server; return the SDK's parsed result.
 
+        The body is posted as it is, through the client's ``post`` (the SDK's transport, auth,
+        time-out, error classes and response model), not through ``chat.completions.create``,
+        whose walk over the request's typed parameters (``maybe_transform``) costs CPU for
+        nothing here: our values are plain JSON already, and come out of it the same.
+
         Raises ``TransientError`` or ``APIRequestError`` (scrubbed) for failures.
         """
         index = self._pick()
@@ -249,10 +261,9 @@ class OpenAIBackend(ModelBackend):
         self.requests_per_url[self.base_urls[index]] += 1
         service = f"OpenAI-compatible server {self.base_urls[index]}"
         try:
-            if endpoint == "chat":
-                result = await client.chat.completions.create(**kwargs)
-            else:
-                result = await client.completions.create(**kwargs)
+            result = await client.post(
+                PATHS[endpoint], body=_body(kwargs), cast_to=self._result_types[endpoint]
+            )
             if isinstance(result, str | bytes):
                 raise UnreadableResponseError("the response body is not JSON")
             first_choice(result)
@@ -358,6 +369,13 @@ __all__ = [
     "echo_agrees",
     "match_first_token",
 ]
+
+
+def _body(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON body ``create(**kwargs)`` sends: the fields, with ``extra_body``'s merged in."""
+    body = {k: v for k, v in kwargs.items() if k != "extra_body"}
+    body.update(kwargs.get("extra_body") or {})
+    return body
 
 
 def _http_client(sdk: Any, limit: Callable[[], int]) -> dict[str, Any]:
