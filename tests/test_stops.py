@@ -109,6 +109,36 @@ class Child:
         return "".join(line for line in self.lines if not line.startswith("import time:"))
 
 
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_python_shuts_down_after_the_command_is_one_line(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    # the command is over and the interpreter is shutting down (here held in an atexit hook, as a
+    # slow finaliser would): the signal ends it as during the command, not by its default action
+    # (SIGTERM killed the process, a Ctrl-C was swallowed and it exited 0 after the hook)
+    code = textwrap.dedent(
+        f"""
+        import atexit, sys, time
+        from relreason.cli import main
+        def hold():
+            print("shutting down", file=sys.stderr, flush=True)
+            time.sleep(30)
+        atexit.register(hold)
+        sys.argv = ["relreason", "run", "compose", "--model", "first", "--no-cache", "--limit", "3",
+                    "--out", {str(tmp_path / "run")!r}]
+        main()
+        """
+    )
+    with Child([], argv=[sys.executable, "-c", code]) as child:
+        child.wait_for("shutting down")
+        took = child.stop(sig, timeout=20)
+    messages = child.messages
+    assert "Traceback" not in messages, messages
+    assert child.process.returncode == 130, messages
+    assert messages.count("stopped:") == 1, messages
+    assert took < 20
+
+
 @pytest.mark.parametrize("delay", [0.0, 0.03, 0.15, 0.4])
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_during_start_up_is_one_line_and_no_traceback(

@@ -6,6 +6,7 @@ command line and of a model included, ends with one ``stopped:`` line and exit c
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -28,6 +29,14 @@ def _interrupted() -> NoReturn:
     raise SystemExit(130) from None
 
 
+def _stop_while_exiting(signum: int, frame: Any) -> None:
+    """Ctrl-C or SIGTERM after the command ended, while the interpreter shuts down."""
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write("stopped: interrupted\n")
+        sys.stderr.flush()
+    os._exit(130)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; user errors print one message (no traceback) and exit non-zero."""
     stops.clear()
@@ -48,7 +57,10 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         sys.unraisablehook = sys.__unraisablehook__
         for number, handler in before.items():
-            signal.signal(number, handler)
+            # the process's own command line (no argv: the script, ``python -m``): a stop that
+            # comes while Python shuts down ends it as one during the command does, instead of
+            # the signal's default killing it (a fast run is over before a Ctrl-C lands)
+            signal.signal(number, _stop_while_exiting if argv is None else handler)
 
 
 __all__ = ["main", "stop_requested"]
