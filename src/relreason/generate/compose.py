@@ -35,7 +35,7 @@ from relreason.generate.depth import expected, proof_depth
 from relreason.generate.distractors import pick_distractors
 from relreason.generate.domains import SPECS
 from relreason.generate.errors import SolverError
-from relreason.generate.kin_balance import WordUsage, contexts
+from relreason.generate.kin_balance import LabelUsage, WordUsage, contexts, own_directions
 from relreason.generate.solver import solve
 
 FIRST_DOMAINS: tuple[str, ...] = ("kinship", "position", "order")
@@ -308,7 +308,7 @@ def _build(
             heuristics.named_by_premises(domain, shown, premises)
         )
 
-    prefer = None if usage is None else usage.due(contexts(premises))
+    prefer = None if usage is None or domain != "kinship" else usage.due(contexts(premises))
     told = chain  # the sexes the question says (English, French kinship: not every one)
     if domain == "kinship":
         said = stated(premises)
@@ -332,7 +332,7 @@ def _build(
                 (x_sex, y_sex),
                 avoid=avoid,
                 lengths=(None, "shorter", "longer")[attempt % 3],
-                prefer=_named_at_head(premises, "P0") if domain == "position" else prefer,
+                prefer=_directions(premises, usage) if domain == "position" else prefer,
             )
         labels = [answer, *distractors] if answer != "uncertain" else list(distractors)
         if domain == "kinship":
@@ -382,6 +382,27 @@ def _named_at_head(premises: list[chains.Triple], head: str) -> Callable[[str], 
     return lambda label: float(label in named)
 
 
+def _directions(premises: list[chains.Triple], usage: WordUsage | None) -> Callable[[str], float]:
+    """Position: rank the wrong directions: those due as wrong options (right more than one
+    time in n of their showings) beside the asked person's own premises, then overall, then
+    those these premises name (``_named_at_head``), then by how due they are."""
+    named = _named_at_head(premises, "P0")
+    if usage is None:
+        return named
+    keys = own_directions(premises)
+
+    def rank(label: str) -> float:
+        deficit = usage.deficit(label)
+        return (
+            1e9 * usage.due_in(keys, label)
+            + 1e6 * (deficit > 0)
+            + 1e3 * named(label)
+            + max(-500.0, min(500.0, deficit))
+        )
+
+    return rank
+
+
 def _named(item: dict[str, Any], gold: str, premises: list[chains.Triple]) -> bool:
     """Whether the premises name the right option (its text, or a relation meaning it)."""
     in_text = heuristics.gold_index(item) in (heuristics.word_in_premises(item) or ())
@@ -405,14 +426,18 @@ def compose(options: ComposeOptions) -> list[dict[str, Any]]:
     scored = {domain: dict.fromkeys(balance.BALANCED, 0.0) for domain in DOMAINS}
     made = dict.fromkeys(DOMAINS, 0)
     words = WordUsage(options.option_count("kinship"))
+    directions = LabelUsage(options.option_count("position"))
     for index in range(options.count):
         domain = options.domains[index % len(options.domains)]
         hops = options.hops[(index // len(options.domains)) % len(options.hops)]
         due = (made[domain] + 1) / options.option_count(domain)
         goal = {name: balance.target(due - scored[domain][name]) for name in balance.BALANCED}
-        item = _compose_one(options, domain, hops, index, goal, words)
+        usage = directions if domain == "position" else words
+        item = _compose_one(options, domain, hops, index, goal, usage)
         if domain == "kinship":
             words.count(item, contexts(item["premises"], _asked(item)))
+        elif domain == "position":
+            directions.count(item, own_directions(item["premises"], _asked(item)))
         for name, value in balance.scores(item).items():
             scored[domain][name] += value
         made[domain] += 1
