@@ -265,3 +265,24 @@ def test_direction_usage_ranks_a_direction_due_beside_the_asked_persons_premises
     usage.count(item, keys)
     assert usage.due(keys)("front_left") > usage.due(keys)("back")
     assert usage.deficit("front_left") == 3 and usage.deficit("back") == -1
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**31), language=st.sampled_from(LANGUAGES))
+def test_quantity_numbers_do_not_tell_the_right_one(seed: int, language: str) -> None:
+    """The right number is the least, the median or the greatest alike (scheduled), every item
+    (Uncertain or not) shows three numbers, and exchange numbers are a shape of ratios 2-4
+    between neighbours whatever place the right one takes."""
+    import itertools
+    from fractions import Fraction
+
+    items = compose(ComposeOptions(language=language, domains=("quantity",), seed=seed, count=120))
+    ranks = [0, 0, 0]
+    for item in items:
+        numbers = sorted(Fraction(o) for o in item["options"] if o[0].isdigit())
+        assert len(set(numbers)) == 3
+        if item["frame"] == "exchange":
+            assert {b / a for a, b in itertools.pairwise(numbers)} <= {2, 3, 4}
+        if item["answer"] != "uncertain":
+            ranks[numbers.index(Fraction(item["correct"]))] += 1
+    assert all(0.2 <= r / sum(ranks) <= 0.47 for r in ranks), ranks

@@ -30,7 +30,7 @@ import relreason.generate.kin_world as kin_world
 import relreason.generate.lexicon as lexicon
 import relreason.generate.names as names
 from relreason.errors import UsageError
-from relreason.generate import balance, filler, heuristics, kin_words
+from relreason.generate import balance, filler, heuristics, kin_words, quantity
 from relreason.generate.depth import expected, proof_depth
 from relreason.generate.distractors import pick_distractors
 from relreason.generate.domains import SPECS
@@ -269,8 +269,9 @@ def _compose_one(
 
 
 def _redraws(domain: str) -> int:
-    """How many matching draws an item of ``domain`` compares (position and order: the first)."""
-    if domain in ("position", "order"):
+    """How many matching draws an item of ``domain`` compares (position, order and quantity:
+    the first; choosing among quantity draws would tie the frame to the right number's rank)."""
+    if domain in ("position", "order", "quantity"):
         return 1
     return _KIN_REDRAWS if domain == "kinship" else _REDRAWS
 
@@ -318,7 +319,11 @@ def _build(
         wanted = options.option_count(domain) - 1
         if options.offers_uncertain(domain) and answer != "uncertain":
             wanted -= 1
-        if domain in SPECS:
+        if domain == "quantity":  # the right number's rank among the numbers: scheduled
+            numbers = options.option_count(domain) - options.offers_uncertain(domain)
+            below = schedule(options, domain, index // len(options.domains), numbers, "rank")
+            distractors = quantity.distractors(rng, chain, answer, possible, wanted, below)
+        elif domain in SPECS:
             distractors = SPECS[domain].distractors(rng, chain, answer, possible, wanted)
         else:
             distractors = pick_distractors(
