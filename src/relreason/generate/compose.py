@@ -247,10 +247,10 @@ def _compose_one(
         if usage is not None and domain == "kinship":
             cost += usage.ahead(item, contexts(drawn[1]))
         if is_uncertain == (want == "uncertain"):
-            # Kinship and the later domains: another draw when the rules' targets are not all
-            # met (the answer decides how long the right option is, which people the premises
-            # name). Position and order keep their first draw (choosing among frames would skew
-            # the answers).
+            # Kinship, identity and containment: another draw when the rules' targets are not
+            # all met (the answer decides how long the right option is, which people the
+            # premises name). Position, order and quantity keep their first draw (choosing
+            # among frames would skew the answers, or tie quantity's frame to its rank).
             matched += 1
             if best is None or cost < best[0]:
                 best = (cost, item)
