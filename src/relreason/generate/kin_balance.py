@@ -1,5 +1,6 @@
-"""Kinship options balanced against surface probes: how often each kin word was the right
-option and a wrong one, overall and beside what a probe sees of an item's premises."""
+"""Kinship and position options balanced against surface probes: how often each kin word (or
+direction) was the right option and a wrong one, overall and beside what a probe sees of an
+item's premises."""
 
 from __future__ import annotations
 
