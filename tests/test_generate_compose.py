@@ -229,3 +229,60 @@ def test_kin_word_usage_ranks_words_due_in_the_items_contexts() -> None:
     for _ in range(3):
         usage.count({**item, "answer": "col:M:*:M@M"}, keys)
     assert usage.due(keys)(right) < before
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**31), language=st.sampled_from(LANGUAGES))
+def test_position_diagonals_are_right_as_often_as_sides_when_shown(
+    seed: int, language: str
+) -> None:
+    """Relative premises name sides only, so the wrong options the asked person's premises name
+    are sides; the direction counts keep a diagonal from being shown mostly as the answer."""
+    items = compose(ComposeOptions(language=language, domains=("position",), seed=seed, count=160))
+    sides = {"north", "south", "east", "west", "front", "back", "left", "right"}
+    right: dict[tuple[str, bool], int] = {}
+    shown: dict[tuple[str, bool], int] = {}
+    for item in items:
+        for label in item["option_labels"]:
+            if label != "uncertain":
+                key = (item["frame"], label not in sides)
+                shown[key] = shown.get(key, 0) + 1
+                right[key] = right.get(key, 0) + (label == item["answer"])
+    share = {key: right[key] / shown[key] for key in shown}
+    assert all(0.15 <= value <= 0.35 for value in share.values()), share
+    for frame in ("compass", "relative"):
+        assert abs(share[(frame, True)] - share[(frame, False)]) <= 0.15, share
+
+
+def test_direction_usage_ranks_a_direction_due_beside_the_asked_persons_premises() -> None:
+    from relreason.generate.kin_balance import LabelUsage, own_directions
+
+    premises = [("P1", "behind", "P0"), ("P0", "left_of", "P2"), ("P1", "left_of", "P3")]
+    keys = own_directions(premises)
+    assert keys == ["own=in_front_of", "own=left_of"]  # read from P0, either wording
+    usage = LabelUsage(4)
+    item = {"answer": "front_left", "option_labels": ["front_left", "back", "right", "uncertain"]}
+    usage.count(item, keys)
+    assert usage.due(keys)("front_left") > usage.due(keys)("back")
+    assert usage.deficit("front_left") == 3 and usage.deficit("back") == -1
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**31), language=st.sampled_from(LANGUAGES))
+def test_quantity_numbers_do_not_tell_the_right_one(seed: int, language: str) -> None:
+    """The right number is the least, the median or the greatest alike (scheduled), every item
+    (Uncertain or not) shows three numbers, and exchange numbers are a shape of ratios 2-4
+    between neighbours whatever place the right one takes."""
+    import itertools
+    from fractions import Fraction
+
+    items = compose(ComposeOptions(language=language, domains=("quantity",), seed=seed, count=120))
+    ranks = [0, 0, 0]
+    for item in items:
+        numbers = sorted(Fraction(o) for o in item["options"] if o[0].isdigit())
+        assert len(set(numbers)) == 3
+        if item["frame"] == "exchange":
+            assert {b / a for a, b in itertools.pairwise(numbers)} <= {2, 3, 4}
+        if item["answer"] != "uncertain":
+            ranks[numbers.index(Fraction(item["correct"]))] += 1
+    assert all(0.2 <= r / sum(ranks) <= 0.47 for r in ranks), ranks

@@ -30,12 +30,12 @@ import relreason.generate.kin_world as kin_world
 import relreason.generate.lexicon as lexicon
 import relreason.generate.names as names
 from relreason.errors import UsageError
-from relreason.generate import balance, filler, heuristics, kin_words
+from relreason.generate import balance, filler, heuristics, kin_words, quantity
 from relreason.generate.depth import expected, proof_depth
 from relreason.generate.distractors import pick_distractors
 from relreason.generate.domains import SPECS
 from relreason.generate.errors import SolverError
-from relreason.generate.kin_balance import WordUsage, contexts
+from relreason.generate.kin_balance import LabelUsage, WordUsage, contexts, own_directions
 from relreason.generate.solver import solve
 
 FIRST_DOMAINS: tuple[str, ...] = ("kinship", "position", "order")
@@ -247,10 +247,10 @@ def _compose_one(
         if usage is not None and domain == "kinship":
             cost += usage.ahead(item, contexts(drawn[1]))
         if is_uncertain == (want == "uncertain"):
-            # Kinship and the later domains: another draw when the rules' targets are not all
-            # met (the answer decides how long the right option is, which people the premises
-            # name). Position and order keep their first draw (choosing among frames would skew
-            # the answers).
+            # Kinship, identity and containment: another draw when the rules' targets are not
+            # all met (the answer decides how long the right option is, which people the
+            # premises name). Position, order and quantity keep their first draw (choosing
+            # among frames would skew the answers, or tie quantity's frame to its rank).
             matched += 1
             if best is None or cost < best[0]:
                 best = (cost, item)
@@ -269,8 +269,9 @@ def _compose_one(
 
 
 def _redraws(domain: str) -> int:
-    """How many matching draws an item of ``domain`` compares (position and order: the first)."""
-    if domain in ("position", "order"):
+    """How many matching draws an item of ``domain`` compares (position, order and quantity:
+    the first; choosing among quantity draws would tie the frame to the right number's rank)."""
+    if domain in ("position", "order", "quantity"):
         return 1
     return _KIN_REDRAWS if domain == "kinship" else _REDRAWS
 
@@ -308,7 +309,7 @@ def _build(
             heuristics.named_by_premises(domain, shown, premises)
         )
 
-    prefer = None if usage is None else usage.due(contexts(premises))
+    prefer = None if usage is None or domain != "kinship" else usage.due(contexts(premises))
     told = chain  # the sexes the question says (English, French kinship: not every one)
     if domain == "kinship":
         said = stated(premises)
@@ -318,7 +319,11 @@ def _build(
         wanted = options.option_count(domain) - 1
         if options.offers_uncertain(domain) and answer != "uncertain":
             wanted -= 1
-        if domain in SPECS:
+        if domain == "quantity":  # the right number's rank among the numbers: scheduled
+            numbers = options.option_count(domain) - options.offers_uncertain(domain)
+            below = schedule(options, domain, index // len(options.domains), numbers, "rank")
+            distractors = quantity.distractors(rng, chain, answer, possible, wanted, below)
+        elif domain in SPECS:
             distractors = SPECS[domain].distractors(rng, chain, answer, possible, wanted)
         else:
             distractors = pick_distractors(
@@ -332,7 +337,7 @@ def _build(
                 (x_sex, y_sex),
                 avoid=avoid,
                 lengths=(None, "shorter", "longer")[attempt % 3],
-                prefer=_named_at_head(premises, "P0") if domain == "position" else prefer,
+                prefer=_directions(premises, usage) if domain == "position" else prefer,
             )
         labels = [answer, *distractors] if answer != "uncertain" else list(distractors)
         if domain == "kinship":
@@ -382,6 +387,27 @@ def _named_at_head(premises: list[chains.Triple], head: str) -> Callable[[str], 
     return lambda label: float(label in named)
 
 
+def _directions(premises: list[chains.Triple], usage: WordUsage | None) -> Callable[[str], float]:
+    """Position: rank the wrong directions: those due as wrong options (right more than one
+    time in n of their showings) beside the asked person's own premises, then overall, then
+    those these premises name (``_named_at_head``), then by how due they are."""
+    named = _named_at_head(premises, "P0")
+    if usage is None:
+        return named
+    keys = own_directions(premises)
+
+    def rank(label: str) -> float:
+        deficit = usage.deficit(label)
+        return (
+            1e9 * usage.due_in(keys, label)
+            + 1e6 * (deficit > 0)
+            + 1e3 * named(label)
+            + max(-500.0, min(500.0, deficit))
+        )
+
+    return rank
+
+
 def _named(item: dict[str, Any], gold: str, premises: list[chains.Triple]) -> bool:
     """Whether the premises name the right option (its text, or a relation meaning it)."""
     in_text = heuristics.gold_index(item) in (heuristics.word_in_premises(item) or ())
@@ -405,14 +431,18 @@ def compose(options: ComposeOptions) -> list[dict[str, Any]]:
     scored = {domain: dict.fromkeys(balance.BALANCED, 0.0) for domain in DOMAINS}
     made = dict.fromkeys(DOMAINS, 0)
     words = WordUsage(options.option_count("kinship"))
+    directions = LabelUsage(options.option_count("position"))
     for index in range(options.count):
         domain = options.domains[index % len(options.domains)]
         hops = options.hops[(index // len(options.domains)) % len(options.hops)]
         due = (made[domain] + 1) / options.option_count(domain)
         goal = {name: balance.target(due - scored[domain][name]) for name in balance.BALANCED}
-        item = _compose_one(options, domain, hops, index, goal, words)
+        usage = directions if domain == "position" else words
+        item = _compose_one(options, domain, hops, index, goal, usage)
         if domain == "kinship":
             words.count(item, contexts(item["premises"], _asked(item)))
+        elif domain == "position":
+            directions.count(item, own_directions(item["premises"], _asked(item)))
         for name, value in balance.scores(item).items():
             scored[domain][name] += value
         made[domain] += 1

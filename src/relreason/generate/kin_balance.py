@@ -1,5 +1,6 @@
-"""Kinship options balanced against surface probes: how often each kin word was the right
-option and a wrong one, overall and beside what a probe sees of an item's premises."""
+"""Kinship and position options balanced against surface probes: how often each kin word (or
+direction) was the right option and a wrong one, overall and beside what a probe sees of an
+item's premises."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ class WordUsage:
         """How many more showings as a wrong option the word is due."""
         return self.right[word] * (self.n_options - 1) - self.wrong[word]
 
-    def _due_in(self, keys: list[str], word: str) -> int:
+    def due_in(self, keys: list[str], word: str) -> int:
         """In how many of ``keys`` (contexts) the word is due as a wrong option."""
         n = self.n_options - 1
         return sum(self.right_by[(k, word)] * n > self.wrong_by[(k, word)] for k in keys)
@@ -40,21 +41,25 @@ class WordUsage:
     def due(self, keys: list[str]) -> Callable[[str], float]:
         """Rank wrong words for an item of contexts ``keys``: by the contexts they are due in
         (``PAIRED`` each), then by how due they are overall."""
-        return lambda word: PAIRED * self._due_in(keys, word) + self.deficit(word)
+        return lambda word: PAIRED * self.due_in(keys, word) + self.deficit(word)
 
     def ahead(self, item: dict[str, Any], keys: list[str]) -> float:
         """A cost for an item whose right word is already right more than one time in n of its
         showings (overall, and in each of the item's contexts ``keys``)."""
         if item["answer"] == "uncertain":
             return 0.0
-        word = str(kin_words.word_of(item["language"], item["answer"]))
-        return float(self.deficit(word) > 0) + self._due_in(keys, word)
+        word = self.word(item, str(item["answer"]))
+        return float(self.deficit(word) > 0) + self.due_in(keys, word)
+
+    def word(self, item: dict[str, Any], label: str) -> str:
+        """The word an option label shows (kinship: its kin word)."""
+        return str(kin_words.word_of(item["language"], label))
 
     def count(self, item: dict[str, Any], keys: list[str]) -> None:
         """Count the words of a finished item (``keys``: its contexts)."""
         for label in item["option_labels"]:
             if label != "uncertain":
-                word = str(kin_words.word_of(item["language"], label))
+                word = self.word(item, label)
                 right = label == item["answer"]
                 (self.right if right else self.wrong)[word] += 1
                 for key in keys:
@@ -71,3 +76,27 @@ def contexts(premises: Any, head: str = "P0") -> list[str]:
     told = [p for p in premises if p[1] != "sex"]
     own = [f"own={p[1]}" for p in told if head in (p[0], p[2])]
     return [f"first={told[0][1]}", f"last={told[-1][1]}", *own, f"n={len(premises)}"]
+
+
+@dataclass
+class LabelUsage(WordUsage):
+    """Position: how often each direction label was the right option and a wrong one so far
+    (one language), overall and beside each direction the asked person's own premises name
+    (``own_directions``), as ``WordUsage`` counts kin words."""
+
+    def word(self, item: dict[str, Any], label: str) -> str:
+        """The label itself (a direction: ``front_left``, ``north``)."""
+        return label
+
+
+def own_directions(premises: Any, head: str = "P0") -> list[str]:
+    """Position: the relations of the asked person's own premises, read from them (the same
+    whichever way a premise is worded), as contexts of ``LabelUsage``."""
+    from relreason.generate.balance import _turn
+
+    found = []
+    for a, relation, b in premises:
+        if head in (a, b):
+            read = relation if a == head else _turn(str(relation))
+            found.append(f"own={read}")
+    return found

@@ -14,6 +14,7 @@ solutions) in which their counts differ.
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -306,14 +307,25 @@ def option(language: str, label: str) -> str | None:
 
 
 def distractors(
-    rng: random.Random, chain: Chain, answer: str, possible: frozenset[str], wanted: int
+    rng: random.Random,
+    chain: Chain,
+    answer: str,
+    possible: frozenset[str],
+    wanted: int,
+    below: int | None = None,
 ) -> list[str]:
     """Return wrong counts near the right one: a premise misread (its converse taken) or near
-    numbers, the right count ranked among them by a uniform draw."""
+    numbers, the right count ranked among them by a uniform draw.
+
+    An "Uncertain" item's numbers are drawn the same way around a count of the part whose count
+    is given (what a reader who followed the wrong path would answer), which is then one of
+    them: so no number's rank or distance from the others tells the right one from the rest.
+    ``below``: how many of the others lie below it (``compose`` schedules it in shuffled blocks,
+    so that choosing among draws does not skew it); None: a uniform draw."""
     premises = list(chain.premises)
     head = chain.query[0] if chain.query else "P0"
     if chain.frame == "exchange":
-        return _wrong_values(rng, chain, answer, wanted)
+        return _wrong_values(rng, chain, answer, wanted, below)
     misread: list[str] = []
     given = [(a, int(n)) for a, r, n in premises if r == "has"]
     for i, (a, relation, b) in enumerate(premises):
@@ -324,53 +336,80 @@ def distractors(
         counts = values(swapped, given[0][0], Fraction(given[0][1]))
         if head in counts and _whole(counts):
             misread.append(str(counts[head]))
-    base = int(answer) if answer.isdigit() else int(sorted(possible)[0])
+    if answer.isdigit():
+        base = int(answer)
+    else:  # a count of the other part, as a misreader would give it
+        reached = values(premises, given[0][0], Fraction(given[0][1])) if given else {}
+        others = [int(v) for p, v in reached.items() if p != given[0][0]]
+        base = rng.choice(sorted(set(others)) or [min(int(x) for x in possible)])
     near = [str(base + d) for d in (-12, -6, -4, -3, -2, -1, 1, 2, 3, 4, 6, 12) if base + d >= 0]
-    if answer.isdigit():  # the right count as often the least, the median or the greatest
-        pool = [Fraction(int(x)) for x in {*misread, *near} if x != answer]
-        chosen = [str(v) for v in ranked(rng, Fraction(base), pool, wanted)]
-        rng.shuffle(chosen)
-        return chosen
-    rng.shuffle(misread)
-    rng.shuffle(near)
-    chosen = []
-    for label in misread + near:
-        if label != answer and label not in chosen:
-            chosen.append(label)
-    return chosen[:wanted]
+    # The right count (or the stand-in) as often the least, the median or the greatest.
+    take = wanted if answer.isdigit() else wanted - 1
+    pool = [Fraction(int(x)) for x in {*misread, *near} if x != answer and int(x) != base]
+    chosen = [str(v) for v in ranked(rng, Fraction(base), pool, take, below)]
+    if not answer.isdigit():
+        chosen.append(str(base))
+    rng.shuffle(chosen)
+    return chosen
 
 
 def ranked(
-    rng: random.Random, answer: Fraction, pool: Sequence[Fraction], wanted: int
+    rng: random.Random,
+    answer: Fraction,
+    pool: Sequence[Fraction],
+    wanted: int,
+    below: int | None = None,
 ) -> list[Fraction]:
-    """Return ``wanted`` values of ``pool`` near ``answer``, as many below it as a uniform draw
-    says (the right value is the least, the median or the greatest option alike)."""
-    below = sorted({v for v in pool if v < answer}, reverse=True)
-    above = sorted({v for v in pool if v > answer})
-    fits = [k for k in range(wanted + 1) if k <= len(below) and wanted - k <= len(above)]
-    k = rng.choice(fits) if fits else min(wanted, len(below))
-    return below[:k] + above[: wanted - k]
+    """Return ``wanted`` values of ``pool`` near ``answer``, ``below`` of them below it (None:
+    as many as a uniform draw says; the nearest count that fits where the pool has too few), so
+    the right value is the least, the median or the greatest option alike."""
+    under = sorted({v for v in pool if v < answer}, reverse=True)
+    over = sorted({v for v in pool if v > answer})
+    fits = [k for k in range(wanted + 1) if k <= len(under) and wanted - k <= len(over)]
+    if not fits:
+        k = min(wanted, len(under))
+    elif below is None:
+        k = rng.choice(fits)
+    else:
+        k = min(fits, key=lambda n: (abs(n - below), rng.random()))
+    return under[:k] + over[: wanted - k]
 
 
-def _wrong_values(rng: random.Random, chain: Chain, answer: str, wanted: int) -> list[str]:
-    """Exchange: rates between other colours of the chains (what a misread path gives), near
-    the right one in size; never a value and its reciprocal (the right one's least of all)."""
+_GAPS = (2, 3, 4)
+"""Exchange: the ratios between neighbouring numbers of an item's options, drawn alike."""
+
+
+def _wrong_values(
+    rng: random.Random, chain: Chain, answer: str, wanted: int, below: int | None = None
+) -> list[str]:
+    """Exchange: values a misread rate gives, the right one times or divided by small factors.
+
+    The numbers are a shape drawn first (each ratio between neighbours 2, 3 or 4) and the right
+    value is put at one place of it (``below`` others under it; None: a uniform draw): so for
+    every shape each place is the right one alike, and neither the right value's rank nor its
+    distance from the others' centre tells it. Never a value and its reciprocal (the right one's
+    least of all). An "Uncertain" item's numbers are drawn so around a rate between two colours
+    of its chains, one of them."""
     premises = list(chain.premises)
     colours = sorted({x for a, _, b in premises for x in (a, b)})
-    pool: set[Fraction] = set()
-    for start in colours:
-        pool |= {v for c, v in units.values(premises, start).items() if c != start}
-    base = rng.choice(sorted(pool)) if answer == "uncertain" else Fraction(answer)
-    pool |= {base * f for f in (2, 3, 4, Fraction(1, 2), Fraction(1, 3), Fraction(1, 4))}
-    pool -= {base, 1 / base}
-    chosen: list[Fraction] = [] if answer == "uncertain" else [base]
-    for value in ranked(rng, base, sorted(pool), 3 * wanted):
-        if value not in chosen and 1 / value not in chosen:
-            chosen.append(value)
-    rest = chosen[1:] if answer != "uncertain" else chosen
-    keep = ranked(rng, base, rest, wanted) if answer != "uncertain" else rest[:wanted]
-    rng.shuffle(keep)
-    return [units.label(v) for v in keep]
+    if answer != "uncertain":
+        base, take = Fraction(answer), wanted
+    else:
+        pool: set[Fraction] = set()
+        for start in colours:
+            pool |= {v for c, v in units.values(premises, start).items() if c != start}
+        base, take = rng.choice(sorted(pool)), wanted - 1
+    at = rng.randint(0, take) if below is None else min(below, take)
+    for _ in range(50):
+        shape = [Fraction(1)]
+        for _ in range(take):
+            shape.append(shape[-1] * rng.choice(_GAPS))
+        shown = [base * v / shape[at] for v in shape]
+        if all(v * w != 1 for v, w in itertools.combinations(shown, 2)):
+            break
+    chosen = shown if answer == "uncertain" else [*shown[:at], *shown[at + 1 :]]
+    rng.shuffle(chosen)
+    return [units.label(v) for v in chosen]
 
 
 def rename(rng: random.Random, language: str, chain: Chain, fictional: bool) -> dict[str, str]:
