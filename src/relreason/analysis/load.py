@@ -23,7 +23,7 @@ import pandas as pd
 
 from relreason.analysis.item_columns import ITEM_FIELDS, add_items, series
 from relreason.analysis.item_columns import official_reading as official_reading
-from relreason.analysis.run_cache import cached_read
+from relreason.analysis.run_cache import cached_read, folder_stamp
 from relreason.analysis.setup import label_runs
 from relreason.errors import DataError, UsageError
 from relreason.records import MANIFEST, SUMMARY, Manifest, load_manifest, load_typed_records
@@ -83,6 +83,10 @@ class Runs:
     """The runs of each benchmark, made once by :meth:`of` (forgotten by :meth:`changed`)."""
     skipped: dict[str, str] = field(default_factory=dict, compare=False)
     """The run folders that could not be read (by run id: why), left out with a warning."""
+    stamps: dict[str, list[Any]] = field(default_factory=dict, repr=False, compare=False)
+    """Each run's folder stamp when read (``run_cache.folder_stamp``), by run id: the HTML page
+    keeps its item blocks under them. Whoever changes a run's items in place removes its stamp
+    (``attach_texts`` does for the prompts it rebuilds)."""
 
     def changed(self) -> None:
         """Forget the split items and benchmark parts (after ``items`` gained columns)."""
@@ -272,8 +276,10 @@ def load_runs(directory: Path | str, *, cache: bool = True) -> Runs:
     columns: dict[str, list[Any]] = {name: [] for name in ("run_id", *ITEM_FIELDS)}
     labels: dict[str, list[Any]] = {}
     skipped: dict[str, str] = {}
+    stamps: dict[str, list[Any]] = {}
     for folder in folders:
         run_id = folder.relative_to(root).as_posix() if folder != root else folder.name
+        stamps[run_id] = folder_stamp(folder)  # before reading: a change while read shows
         read = functools.partial(_read_run, folder)
         try:
             found = (
@@ -304,4 +310,4 @@ def load_runs(directory: Path | str, *, cache: bool = True) -> Runs:
     runs = pd.DataFrame(run_rows, columns=list(RUN_COLUMNS))
     label_runs(runs)
     items = pd.DataFrame({name: series(name, v) for name, v in {**columns, **labels}.items()})
-    return Runs(root, runs, items, skipped=skipped)
+    return Runs(root, runs, items, skipped=skipped, stamps=stamps)

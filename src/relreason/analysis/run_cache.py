@@ -34,7 +34,9 @@ def _code_version() -> str:
     return digest.hexdigest()
 
 
-def _key(folder: Path) -> list[Any]:
+def folder_stamp(folder: Path) -> list[Any]:
+    """What a cached reading of ``folder`` is kept under: the reading code's hash and the size
+    and modification time of each watched file (the HTML report keys its item blocks on it)."""
     key: list[Any] = [_code_version()]
     for name in _WATCHED:
         try:
@@ -56,7 +58,7 @@ def cached_read(
 ) -> dict[str, Any]:
     """Return ``read()`` for ``folder``, from the cache when the folder is unchanged; a fresh
     reading is kept when ``keep(value)`` (e.g. the run is complete)."""
-    key = _key(folder)
+    key = folder_stamp(folder)
     path = cache_file(folder)
     try:
         found = marshal.loads(path.read_bytes())

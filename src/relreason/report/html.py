@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import hashlib
 import html
 import json
 import os
@@ -23,13 +24,17 @@ from typing import Any
 import pandas as pd
 
 from relreason import benchmarks
+from relreason.analysis import table as table_module
+from relreason.analysis.figure_cache import keep_text, key_value, load_text
 from relreason.analysis.item_columns import ITEM_FIELDS
 from relreason.analysis.load import Runs
 from relreason.analysis.table import Table, cell_text, plain_deep
+from relreason.benchmarks.mcr import relations as relations_module
 from relreason.benchmarks.mcr.relations import count_relations
 from relreason.files import atomic_write_text
 from relreason.report.html_assets import SCRIPT, STYLE
 from relreason.report.report import Report, build_report
+from relreason.version import __version__
 
 MAX_OUTPUT = 4000
 _ITEM_COLUMNS = (
@@ -37,6 +42,9 @@ _ITEM_COLUMNS = (
     *("answer_official", "status_official", "answer_sound"),
 )
 """The items frame's columns a drill-down shows."""
+_READ = {"run_id", *ITEM_FIELDS}
+"""The items frame's columns read from the run folders (with the ``label_`` ones)."""
+_BLOCKS_VERSION = 1
 
 
 def _json_script(element_id: str, data: Any) -> str:
@@ -137,6 +145,28 @@ def _drill_label(benchmark: Any) -> str | None:
     return None if label is None else f"label_{label}"
 
 
+def _blocks_key(runs: Runs, labels: list[str | None], extra: tuple[str, ...]) -> str | None:
+    """What the page's item blocks are made from, hashed: relreason's version, this module's
+    code and the code it calls, each run's id, folder stamp (its records, manifest and summary,
+    and the reading code) and drill label, ``extra``, and every column not read from the folders
+    (e.g. MCR's questions, from the data). None when a run has no stamp: made afresh."""
+    stamps = [runs.stamps.get(run_id) for run_id in runs.runs["run_id"]]
+    if any(stamp is None for stamp in stamps):
+        return None
+    added = [c for c in runs.items.columns if c not in _READ and not c.startswith("label_")]
+    digest = hashlib.sha256(f"{_BLOCKS_VERSION} {__version__}".encode())
+    for module in (__file__, table_module.__file__, relations_module.__file__):
+        digest.update(Path(module).read_bytes())
+    parts = [list(runs.runs["run_id"]), stamps, labels, extra, sorted(added)]
+    parts += [runs.items[c].tolist() for c in sorted(added)]
+    try:
+        text = json.dumps(parts, ensure_ascii=False, allow_nan=True, default=key_value)
+    except (TypeError, ValueError):  # a value it cannot write: no key
+        return None
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
 def _table_html(table: Table, drills: list[dict[str, Any]]) -> str:
     frame = table.display
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
@@ -180,15 +210,18 @@ def _page(report: Report, title: str) -> str:
     runs = report.runs
     index = {run_id: n for n, run_id in enumerate(runs.runs["run_id"])}
     wheres = {k for t in report.tables() for d in t.drill.values() for k, _ in d.where}
+    labels = [_drill_label(benchmark) for benchmark in runs.runs["benchmark"]]
     extra = tuple(sorted(wheres))
-    pool: dict[str, int] = {}
-    payloads = [
-        _gzip_script(
-            f"run-{n}",
-            run_payload(runs.items_of(run_id), pool, _drill_label(benchmark), extra),
-        )
-        for (run_id, n), benchmark in zip(index.items(), runs.runs["benchmark"], strict=True)
-    ]
+    key = _blocks_key(runs, labels, extra)
+    blocks = None if key is None else load_text(key, "report-html", ".html")
+    if blocks is None:
+        pool: dict[str, int] = {}
+        blocks = "".join(
+            _gzip_script(f"run-{n}", run_payload(runs.items_of(run_id), pool, label, extra))
+            for (run_id, n), label in zip(index.items(), labels, strict=True)
+        ) + _gzip_script("texts", list(pool))
+        if key is not None:
+            keep_text(key, blocks, "report-html", ".html")
     partial = runs.runs[runs.runs["partial"]]
     notes = [f"{len(runs.runs)} runs, {len(runs.items)} items, folder {runs.root}"]
     if not partial.empty:
@@ -218,8 +251,7 @@ def _page(report: Report, title: str) -> str:
         + f"</main>{panel}"
         + _json_script("drills", drills)
         + _json_script("runs-index", index)
-        + "".join(payloads)
-        + _gzip_script("texts", list(pool))
+        + blocks
         + f"<script>{SCRIPT}</script></body></html>"
     )
 

@@ -41,6 +41,7 @@ def attach_texts(runs: Runs, data_dir: Path | str | None = None) -> list[str]:
         key = run["description"]
         description = json.loads(key or "{}")
         if any(not isinstance(prompts[i], str) for i in mine):  # records before prompts were kept
+            runs.stamps.pop(run["run_id"], None)  # the page's item blocks: not from the folder
             if key not in built:
                 try:
                     task = build_task_from_description(description, data_dir=folder)
