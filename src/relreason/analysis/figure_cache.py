@@ -72,29 +72,19 @@ def key_value(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not hashed for a figure's key")
 
 
-def _path(key: str, folder: str = "report-figures", suffix: str = ".svg") -> Path:
-    return cache_root() / folder / f"{key[:40]}{suffix}"
+def _path(key: str) -> Path:
+    return cache_root() / "report-figures" / f"{key[:40]}.svg"
 
 
 def load_svg(key: str) -> str | None:
     """The SVG kept under ``key``, or None."""
-    return load_text(key)
-
-
-def keep_svg(key: str, svg: str) -> None:
-    """Keep ``svg`` under ``key`` (an unwritable cache only costs time)."""
-    keep_text(key, svg)
-
-
-def load_text(key: str, folder: str = "report-figures", suffix: str = ".svg") -> str | None:
-    """The text kept under ``key`` in ``folder`` of the cache root, or None."""
     try:
-        return _path(key, folder, suffix).read_text(encoding="utf-8")
+        return _path(key).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError, UsageError):
         return None
 
 
-def keep_text(key: str, text: str, folder: str = "report-figures", suffix: str = ".svg") -> None:
-    """Keep ``text`` under ``key`` (an unwritable cache only costs time)."""
+def keep_svg(key: str, svg: str) -> None:
+    """Keep ``svg`` under ``key`` (an unwritable cache only costs time)."""
     with contextlib.suppress(UsageError, ValueError, OSError):
-        atomic_write_bytes(_path(key, folder, suffix), text.encode("utf-8"), make_parents=True)
+        atomic_write_bytes(_path(key), svg.encode("utf-8"), make_parents=True)

@@ -11,6 +11,7 @@ are cut (the cut is said in the text).
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import hashlib
 import html
@@ -25,13 +26,15 @@ import pandas as pd
 
 from relreason import benchmarks
 from relreason.analysis import table as table_module
-from relreason.analysis.figure_cache import keep_text, key_value, load_text
+from relreason.analysis.figure_cache import key_value
 from relreason.analysis.item_columns import ITEM_FIELDS
 from relreason.analysis.load import Runs
 from relreason.analysis.table import Table, cell_text, plain_deep
 from relreason.benchmarks.mcr import relations as relations_module
 from relreason.benchmarks.mcr.relations import count_relations
-from relreason.files import atomic_write_text
+from relreason.errors import UsageError
+from relreason.files import atomic_write_bytes, atomic_write_text
+from relreason.paths import cache_root
 from relreason.report.html_assets import SCRIPT, STYLE
 from relreason.report.report import Report, build_report
 from relreason.version import __version__
@@ -145,6 +148,18 @@ def _drill_label(benchmark: Any) -> str | None:
     return None if label is None else f"label_{label}"
 
 
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _read(path: Path) -> str:
+    """The text kept at ``path`` ("" when there is none or it cannot be read)."""
+    try:
+        return path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 def _blocks_key(runs: Runs, labels: list[str | None], extra: tuple[str, ...]) -> str | None:
     """What the page's item blocks are made from, hashed: relreason's version, this module's
     code and the code it calls, each run's id, folder stamp (its records, manifest and summary,
@@ -154,17 +169,13 @@ def _blocks_key(runs: Runs, labels: list[str | None], extra: tuple[str, ...]) ->
     if any(stamp is None for stamp in stamps):
         return None
     added = [c for c in runs.items.columns if c not in _READ and not c.startswith("label_")]
-    digest = hashlib.sha256(f"{_BLOCKS_VERSION} {__version__}".encode())
-    for module in (__file__, table_module.__file__, relations_module.__file__):
-        digest.update(Path(module).read_bytes())
-    parts = [list(runs.runs["run_id"]), stamps, labels, extra, sorted(added)]
-    parts += [runs.items[c].tolist() for c in sorted(added)]
+    code = [_read(Path(m)) for m in (__file__, table_module.__file__, relations_module.__file__)]
+    parts = [_BLOCKS_VERSION, __version__, code, list(runs.runs["run_id"]), stamps, labels, extra]
+    parts += [sorted(added), *(runs.items[c].tolist() for c in sorted(added))]
     try:
-        text = json.dumps(parts, ensure_ascii=False, allow_nan=True, default=key_value)
+        return _digest(json.dumps(parts, ensure_ascii=False, allow_nan=True, default=key_value))
     except (TypeError, ValueError):  # a value it cannot write: no key
         return None
-    digest.update(text.encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
 
 
 def _table_html(table: Table, drills: list[dict[str, Any]]) -> str:
@@ -213,15 +224,17 @@ def _page(report: Report, title: str) -> str:
     labels = [_drill_label(benchmark) for benchmark in runs.runs["benchmark"]]
     extra = tuple(sorted(wheres))
     key = _blocks_key(runs, labels, extra)
-    blocks = None if key is None else load_text(key, "report-html", ".html")
-    if blocks is None:
+    path = cache_root() / "report-html" / f"{_digest(str(runs.root.resolve()))[:32]}.html"
+    kept, _, blocks = _read(path).partition("\n")
+    if key is None or kept != key:
         pool: dict[str, int] = {}
         blocks = "".join(
             _gzip_script(f"run-{n}", run_payload(runs.items_of(run_id), pool, label, extra))
             for (run_id, n), label in zip(index.items(), labels, strict=True)
         ) + _gzip_script("texts", list(pool))
-        if key is not None:
-            keep_text(key, blocks, "report-html", ".html")
+        if key is not None:  # one entry per folder of runs; an unwritable cache costs time
+            with contextlib.suppress(UsageError, ValueError, OSError):
+                atomic_write_bytes(path, f"{key}\n{blocks}".encode(), make_parents=True)
     partial = runs.runs[runs.runs["partial"]]
     notes = [f"{len(runs.runs)} runs, {len(runs.items)} items, folder {runs.root}"]
     if not partial.empty:
