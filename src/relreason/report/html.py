@@ -5,7 +5,10 @@ Each run's items are one gzip-compressed, base64-encoded JSON block (decompresse
 browser's ``DecompressionStream`` when a drill-down needs it): column names once, then
 one array per item; the prompt text common to all of a run's items (start and end) is stored
 once, and the rest of each prompt once per page. Outputs longer than ``MAX_OUTPUT`` characters
-are cut (the cut is said in the text).
+are cut (the cut is said in the text). The blocks are kept in the report cache
+(``<cache root>/report-html/``, one entry per folder of runs) and reused while their key holds
+(:func:`_blocks_key`: the runs' folder stamps, the texts not read from the folders, the
+version, the code); a page made from them is the fresh page byte for byte.
 """
 
 from __future__ import annotations
