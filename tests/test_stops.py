@@ -109,25 +109,34 @@ class Child:
         return "".join(line for line in self.lines if not line.startswith("import time:"))
 
 
+_RUN = """
+sys.argv = ["relreason", "run", "compose", "--model", "first", "--no-cache", "--limit", "3",
+            "--out", {out!r}]
+"""
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_while_python_shuts_down_after_the_command_is_one_line(
     tmp_path: Path, sig: signal.Signals
 ) -> None:
-    # the command is over and the interpreter is shutting down (here held in an atexit hook, as a
-    # slow finaliser would): the signal ends it as during the command, not by its default action
-    # (SIGTERM killed the process, a Ctrl-C was swallowed and it exited 0 after the hook)
-    code = textwrap.dedent(
-        f"""
-        import atexit, sys, time
+    # the command is over and the interpreter waits for a thread before it shuts down: the
+    # signal ends it as during the command, not by its default action (SIGTERM killed the
+    # process; a Ctrl-C was lost)
+    code = (
+        textwrap.dedent(
+            """
+        import sys, threading, time
         from relreason.cli import main
+        over = threading.Event()
         def hold():
+            over.wait()
             print("shutting down", file=sys.stderr, flush=True)
             time.sleep(30)
-        atexit.register(hold)
-        sys.argv = ["relreason", "run", "compose", "--model", "first", "--no-cache", "--limit", "3",
-                    "--out", {str(tmp_path / "run")!r}]
-        main()
+        threading.Thread(target=hold).start()
         """
+        )
+        + _RUN.format(out=str(tmp_path / "run"))
+        + "try:\n    main()\nfinally:\n    over.set()\n"
     )
     with Child([], argv=[sys.executable, "-c", code]) as child:
         child.wait_for("shutting down")
@@ -137,6 +146,36 @@ def test_a_signal_while_python_shuts_down_after_the_command_is_one_line(
     assert child.process.returncode == 130, messages
     assert messages.count("stopped:") == 1, messages
     assert took < 20
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_in_pythons_last_teardown_leaves_the_commands_status(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    # past the exit hooks Python puts handled signals back to their default action and tears
+    # its modules down (slow with pandas and numpy loaded): a stop there killed the finished
+    # command by the signal (-2, -15, no line); now it is ignored and the status stays 0
+    code = (
+        textwrap.dedent(
+            """
+        import sys, time
+        from relreason.cli import main
+        class Slow:
+            def __del__(self):
+                sys.__stderr__.write("tearing down\\n")
+                sys.__stderr__.flush()
+                time.sleep(3)
+        keep = Slow()
+        """
+        )
+        + _RUN.format(out=str(tmp_path / "run"))
+        + "main()\n"
+    )
+    with Child([], argv=[sys.executable, "-c", code]) as child:
+        child.wait_for("tearing down")
+        child.stop(sig, timeout=30)
+    assert child.process.returncode == 0, child.messages
+    assert "Traceback" not in child.messages, child.messages
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.03, 0.15, 0.4])

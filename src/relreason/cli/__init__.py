@@ -6,6 +6,7 @@ command line and of a model included, ends with one ``stopped:`` line and exit c
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import signal
@@ -37,9 +38,24 @@ def _stop_while_exiting(signum: int, frame: Any) -> None:
     os._exit(130)
 
 
+def _ignore_stops_in_teardown() -> None:
+    """The last exit hook: the command's work and every other hook are done. Python's own
+    teardown (collection, modules) comes next, after it has put a handled signal back to its
+    default action (a Ctrl-C then killed the process by the signal); an ignored one it leaves
+    ignored, so a stop there leaves the command's exit status as it was."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(ValueError, OSError):
+            signal.signal(sig, signal.SIG_IGN)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Run the command line; user errors print one message (no traceback) and exit non-zero."""
+    """Run the command line; user errors print one message (no traceback) and exit non-zero.
+    Called without ``argv`` (the script, ``python -m relreason``) it is the process: a stop
+    while Python shuts down afterwards ends it with the same one line and 130 (until the last
+    exit hook; in Python's teardown after it, a stop is ignored)."""
     stops.clear()
+    if argv is None:
+        atexit.register(_ignore_stops_in_teardown)  # registered first: runs last
     before: dict[signal.Signals, Any] = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
