@@ -276,6 +276,14 @@ def _redraws(domain: str) -> int:
     return _KIN_REDRAWS if domain == "kinship" else _REDRAWS
 
 
+def _told(domain: str, chain: chains.Chain, premises: list[chains.Triple]) -> chains.Chain:
+    """The chain with the sexes the question says (English, French kinship: not every one)."""
+    if domain != "kinship":
+        return chain
+    said = stated(premises)
+    return dataclasses.replace(chain, sexes={p: s for p, s in chain.sexes.items() if p in said})
+
+
 def _build(
     rng: random.Random,
     options: ComposeOptions,
@@ -310,10 +318,7 @@ def _build(
         )
 
     prefer = None if usage is None or domain != "kinship" else usage.due(contexts(premises))
-    told = chain  # the sexes the question says (English, French kinship: not every one)
-    if domain == "kinship":
-        said = stated(premises)
-        told = dataclasses.replace(chain, sexes={p: s for p, s in chain.sexes.items() if p in said})
+    told = _told(domain, chain, premises)
     candidates: list[dict[str, Any]] = []
     for attempt in range(balance.OPTION_TRIES):
         wanted = options.option_count(domain) - 1
