@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from relreason.cli.generate_cmd import generate_app
 from relreason.generate.audit import audit, audit_items, table
-from relreason.generate.cli import generate_app
 from relreason.generate.compose import ComposeOptions, compose
 from relreason.generate.default import default_path
 from relreason.generate.heuristics import parts

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from relreason.cli.generate_cmd import generate_app, parse_choice, parse_hops
 from relreason.errors import UsageError
-from relreason.generate.cli import generate_app, parse_choice, parse_hops
 
 runner = CliRunner()
 

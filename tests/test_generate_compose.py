@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from relreason.benchmarks.compose.benchmark import BENCHMARK
 from relreason.errors import UsageError
 from relreason.generate.compose import DOMAINS, ComposeOptions, compose
 from relreason.generate.kin_world import PREMISE_RELATIONS
@@ -286,3 +287,8 @@ def test_quantity_numbers_do_not_tell_the_right_one(seed: int, language: str) ->
         if item["answer"] != "uncertain":
             ranks[numbers.index(Fraction(item["correct"]))] += 1
     assert all(0.2 <= r / sum(ranks) <= 0.47 for r in ranks), ranks
+
+
+def test_the_compose_benchmarks_listing_names_the_generators_domains() -> None:
+    """The listing writes the names out (it must not import ``generate/``)."""
+    assert BENCHMARK.listing()["domains"] == list(DOMAINS)

@@ -18,12 +18,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SHOW_HEAVY = f"print('HEAVY', sorted(m for m in {HEAVY!r} if m in sys.modules))"
 
 
-def heavy_after(code: str, *args: str) -> list[str]:
-    """The heavy modules loaded after running ``code`` (then ``SHOW_HEAVY``) in a fresh
-    interpreter."""
+def heavy_after(code: str, *args: str, show: str = SHOW_HEAVY) -> list[str]:
+    """The heavy modules loaded after running ``code`` (then ``show``, which prints them) in a
+    fresh interpreter."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     done = subprocess.run(
-        [sys.executable, "-c", f"{code}\n{SHOW_HEAVY}", *args],
+        [sys.executable, "-c", f"{code}\n{show}", *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -43,6 +43,14 @@ def test_the_command_line_and_the_openai_path_import_nothing_heavy() -> None:
         "load_backend('openai:bench', base_urls=['http://127.0.0.1:9/v1'])\n"
     )
     assert heavy_after(code) == []
+
+
+def test_building_the_command_line_imports_no_generator() -> None:
+    """``generate/``'s package imports all of it (compose, verify, audit: ~30 ms); the command
+    line (compose's listing, the ``generate`` commands) imports it only when a command uses it."""
+    code = "import sys\nfrom relreason.cli.app import build_app\nbuild_app()\n"
+    show = "print('HEAVY', sorted(m for m in sys.modules if m.startswith('relreason.generate')))"
+    assert heavy_after(code, show=show) == []
 
 
 def test_a_whole_run_on_a_local_openai_server_imports_nothing_heavy(tmp_path: Path) -> None:

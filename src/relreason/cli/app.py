@@ -220,12 +220,12 @@ def build_app() -> typer.Typer:
     """Return the command line for the benchmarks registered now."""
     from relreason.cli.bridges import register_bridge_commands
     from relreason.cli.cache_cmd import cache_app
+    from relreason.cli.generate_cmd import generate_app
     from relreason.cli.listing import list_command
     from relreason.cli.reports import compare, export, report, sweep
     from relreason.cli.run import register_run_commands
     from relreason.cli.translate import translate_command
     from relreason.cli.view_cmd import view
-    from relreason.generate.cli import generate_app
 
     app = typer.Typer(
         rich_markup_mode=None,  # plain help: full option names at 80 columns, flags as flags

@@ -16,6 +16,10 @@ from relreason.types import Task
 if TYPE_CHECKING:
     from relreason.analysis.sections import ReportSection
 
+DOMAINS: tuple[str, ...] = ("kinship", "position", "order", "quantity", "identity", "containment")
+"""``relreason.generate.compose.DOMAINS``, written out: the listing builds the command line's
+help, and importing any of ``generate/`` imports all of it (tests/test_startup_imports.py)."""
+
 
 class ComposeParams(McrReading):
     """A compose task: a language (code or long name), a method (MCR's), a generated file, and
@@ -87,8 +91,6 @@ class Compose(McrStyle[ComposeParams]):
 
     def listing(self) -> dict[str, Any]:
         """Languages, methods, domains and reading modes."""
-        from relreason.generate.compose import DOMAINS
-
         return {
             "title": self.title,
             "languages": dict(LANGUAGES),

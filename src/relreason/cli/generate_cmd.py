@@ -2,7 +2,9 @@
 
 A typer sub-application; the main CLI mounts it with ``app.add_typer(generate_app,
 name="generate")``. User errors are ``RelreasonError``s, printed by the main CLI without a
-traceback (``main`` here does the same when the sub-application runs alone).
+traceback (``main`` here does the same when the sub-application runs alone). It lives in
+``cli/``, not ``generate/``: importing any module of ``generate/`` runs its package, which
+imports the whole generator, and the command line is built at every start.
 """
 
 from __future__ import annotations
