@@ -21,12 +21,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import relreason.generate.chains as chains
-import relreason.generate.kin_world as kin_world
+import relreason.generate.kin_sexes as kin_sexes
 import relreason.generate.lexicon as lexicon
 import relreason.generate.names as names
 from relreason.errors import UsageError
@@ -35,7 +34,13 @@ from relreason.generate.depth import expected, proof_depth
 from relreason.generate.distractors import pick_distractors
 from relreason.generate.domains import SPECS
 from relreason.generate.errors import SolverError
-from relreason.generate.kin_balance import LabelUsage, WordUsage, contexts, own_directions
+from relreason.generate.kin_balance import (
+    LabelUsage,
+    WordUsage,
+    contexts,
+    direction_rank,
+    own_directions,
+)
 from relreason.generate.solver import solve
 
 FIRST_DOMAINS: tuple[str, ...] = ("kinship", "position", "order")
@@ -108,52 +113,6 @@ def schedule(options: ComposeOptions, domain: str, k: int, size: int, what: str)
     return slots[at]
 
 
-def _tail_sex(premises: list[chains.Triple], sexes: dict[str, str], tail: str) -> None:
-    """State the sex of the person asked from when no premise gives it (kinship)."""
-    if not any(a == tail for a, _, _ in premises):
-        premises.append((tail, "sex", _sex_word(sexes[tail])))
-
-
-def _sex_word(sex: str) -> str:
-    return "male" if sex == "M" else "female"
-
-
-def stated(premises: list[chains.Triple]) -> set[str]:
-    """Kinship: the persons whose sex the question says (a premise word or a sex sentence)."""
-    return {a for a, r, _ in premises if _gives_sex(r)}
-
-
-def _gives_sex(relation: str) -> bool:
-    return relation == "sex" or kin_world.PREMISE_RELATIONS[relation][1] is not None
-
-
-def _open_sexes(
-    rng: random.Random, chain: chains.Chain, hops: int
-) -> tuple[list[chains.Triple], list[chains.Triple]] | None:
-    """English and French kinship: the premises with two sex sentences, shuffled, twice: for an
-    "Uncertain" item and for a determined one, alike but for one sentence.
-
-    The asked person P0's own premise leaves their sex open (``chains.kinship_chain``), and so
-    does every name (``names.UNISEX``). One sentence gives the sex of the person asked from;
-    the other that of a person between them whom no word gives one (P0's stays open: the
-    first list) or that of P0 (their words then name one answer: the second). Both lists put
-    the premises in the same order; every item has two sex sentences, so their number says
-    nothing. None: no such person between them (redraw).
-    """
-    premises = list(chain.premises)
-    given = {a for a, r, _ in premises if _gives_sex(r)}
-    tail = f"P{hops}"
-    between = [f"P{i}" for i in range(1, hops) if f"P{i}" not in given]
-    if not between:
-        return None
-    order = rng.sample(range(len(premises) + 2), len(premises) + 2)
-    told = []
-    for other in (rng.choice(between), "P0"):
-        said = [(p, "sex", _sex_word(chain.sexes[p])) for p in (tail, other)]
-        told.append([[*premises, *said][i] for i in order])
-    return told[0], told[1]
-
-
 def _draw(
     rng: random.Random, options: ComposeOptions, domain: str, hops: int, want: Any
 ) -> tuple[chains.Chain, list[chains.Triple], str, frozenset[str]] | None:
@@ -178,7 +137,7 @@ def _draw(
         # Only chains whose answer the open sex leaves "Uncertain" make either kind (so that
         # the words and relations of the two kinds are drawn alike; a spouse of a person whose
         # sex is given, say, is never one); a determined item is the same with P0's sex said.
-        opened = _open_sexes(rng, chain, hops)
+        opened = kin_sexes.open_sexes(rng, chain, hops)
         if opened is None:
             return None
         unsure = solve(opened[0], query)
@@ -187,7 +146,7 @@ def _draw(
         premises = opened[0] if want == "uncertain" else opened[1]
         labels = unsure if want == "uncertain" else None
     elif domain == "kinship":
-        _tail_sex(premises, chain.sexes, f"P{hops}")
+        kin_sexes.tail_sex(premises, chain.sexes, f"P{hops}")
     if labels is None:
         labels = solve(premises, query)
     found = expected(options.language, domain, labels)
@@ -280,7 +239,7 @@ def _told(domain: str, chain: chains.Chain, premises: list[chains.Triple]) -> ch
     """The chain with the sexes the question says (English, French kinship: not every one)."""
     if domain != "kinship":
         return chain
-    said = stated(premises)
+    said = kin_sexes.stated(premises)
     return dataclasses.replace(chain, sexes={p: s for p, s in chain.sexes.items() if p in said})
 
 
@@ -342,7 +301,7 @@ def _build(
                 (x_sex, y_sex),
                 avoid=avoid,
                 lengths=(None, "shorter", "longer")[attempt % 3],
-                prefer=_directions(premises, usage) if domain == "position" else prefer,
+                prefer=direction_rank(premises, usage) if domain == "position" else prefer,
             )
         labels = [answer, *distractors] if answer != "uncertain" else list(distractors)
         if domain == "kinship":
@@ -379,38 +338,6 @@ def _rename(
         unisex=domain == "kinship",
     )
     return dict(zip(people, chosen, strict=True))
-
-
-def _named_at_head(premises: list[chains.Triple], head: str) -> Callable[[str], float]:
-    """Position: prefer the wrong directions the asked person's own premises name (read from
-    them: the fillers'), so that those premises name the right option no more than the others."""
-    named: set[str] = set()
-    for a, relation, b in premises:
-        if head in (a, b):
-            read = relation if a == head else balance._turn(relation)
-            named |= set(heuristics.named_label(str(read)))
-    return lambda label: float(label in named)
-
-
-def _directions(premises: list[chains.Triple], usage: WordUsage | None) -> Callable[[str], float]:
-    """Position: rank the wrong directions: those due as wrong options (right more than one
-    time in n of their showings) beside the asked person's own premises, then overall, then
-    those these premises name (``_named_at_head``), then by how due they are."""
-    named = _named_at_head(premises, "P0")
-    if usage is None:
-        return named
-    keys = own_directions(premises)
-
-    def rank(label: str) -> float:
-        deficit = usage.deficit(label)
-        return (
-            1e9 * usage.due_in(keys, label)
-            + 1e6 * (deficit > 0)
-            + 1e3 * named(label)
-            + max(-500.0, min(500.0, deficit))
-        )
-
-    return rank
 
 
 def _named(item: dict[str, Any], gold: str, premises: list[chains.Triple]) -> bool:

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from relreason.generate import kin_words
+import relreason.generate.chains as chains
+from relreason.generate import balance, heuristics, kin_words
 
 
 @dataclass
@@ -100,3 +101,37 @@ def own_directions(premises: Any, head: str = "P0") -> list[str]:
             read = relation if a == head else _turn(str(relation))
             found.append(f"own={read}")
     return found
+
+
+def named_at_head(premises: list[chains.Triple], head: str) -> Callable[[str], float]:
+    """Position: prefer the wrong directions the asked person's own premises name (read from
+    them: the fillers'), so that those premises name the right option no more than the others."""
+    named: set[str] = set()
+    for a, relation, b in premises:
+        if head in (a, b):
+            read = relation if a == head else balance._turn(relation)
+            named |= set(heuristics.named_label(str(read)))
+    return lambda label: float(label in named)
+
+
+def direction_rank(
+    premises: list[chains.Triple], usage: WordUsage | None
+) -> Callable[[str], float]:
+    """Position: rank the wrong directions: those due as wrong options (right more than one
+    time in n of their showings) beside the asked person's own premises, then overall, then
+    those these premises name (``named_at_head``), then by how due they are."""
+    named = named_at_head(premises, "P0")
+    if usage is None:
+        return named
+    keys = own_directions(premises)
+
+    def rank(label: str) -> float:
+        deficit = usage.deficit(label)
+        return (
+            1e9 * usage.due_in(keys, label)
+            + 1e6 * (deficit > 0)
+            + 1e3 * named(label)
+            + max(-500.0, min(500.0, deficit))
+        )
+
+    return rank

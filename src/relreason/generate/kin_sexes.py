@@ -1,0 +1,55 @@
+"""Kinship sexes: which persons' sex a question says, and the sex sentences English and French
+kinship items add (their words and names leave sexes open)."""
+
+from __future__ import annotations
+
+import random
+
+import relreason.generate.chains as chains
+import relreason.generate.kin_world as kin_world
+
+
+def tail_sex(premises: list[chains.Triple], sexes: dict[str, str], tail: str) -> None:
+    """State the sex of the person asked from when no premise gives it (kinship)."""
+    if not any(a == tail for a, _, _ in premises):
+        premises.append((tail, "sex", _sex_word(sexes[tail])))
+
+
+def _sex_word(sex: str) -> str:
+    return "male" if sex == "M" else "female"
+
+
+def stated(premises: list[chains.Triple]) -> set[str]:
+    """Kinship: the persons whose sex the question says (a premise word or a sex sentence)."""
+    return {a for a, r, _ in premises if _gives_sex(r)}
+
+
+def _gives_sex(relation: str) -> bool:
+    return relation == "sex" or kin_world.PREMISE_RELATIONS[relation][1] is not None
+
+
+def open_sexes(
+    rng: random.Random, chain: chains.Chain, hops: int
+) -> tuple[list[chains.Triple], list[chains.Triple]] | None:
+    """English and French kinship: the premises with two sex sentences, shuffled, twice: for an
+    "Uncertain" item and for a determined one, alike but for one sentence.
+
+    The asked person P0's own premise leaves their sex open (``chains.kinship_chain``), and so
+    does every name (``names.UNISEX``). One sentence gives the sex of the person asked from;
+    the other that of a person between them whom no word gives one (P0's stays open: the
+    first list) or that of P0 (their words then name one answer: the second). Both lists put
+    the premises in the same order; every item has two sex sentences, so their number says
+    nothing. None: no such person between them (redraw).
+    """
+    premises = list(chain.premises)
+    given = {a for a, r, _ in premises if _gives_sex(r)}
+    tail = f"P{hops}"
+    between = [f"P{i}" for i in range(1, hops) if f"P{i}" not in given]
+    if not between:
+        return None
+    order = rng.sample(range(len(premises) + 2), len(premises) + 2)
+    told = []
+    for other in (rng.choice(between), "P0"):
+        said = [(p, "sex", _sex_word(chain.sexes[p])) for p in (tail, other)]
+        told.append([[*premises, *said][i] for i in order])
+    return told[0], told[1]
