@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.figure import Figure
 
+    from relreason.analysis.figures import Chart
     from relreason.analysis.load import Runs
     from relreason.analysis.table import Table
 
@@ -51,26 +51,18 @@ class ReportSection:
     make: Callable[[ReportInput], Table]
 
 
-def with_figure(table: Table, draw: Callable[[pd.DataFrame], Figure | None]) -> Table:
-    """Give ``table`` its figure, drawn from its data when first asked for (HTML, files);
+def with_figure(table: Table, draw: Callable[[pd.DataFrame], Chart | None]) -> Table:
+    """Give ``table`` its figure, made from its data when first asked for (HTML, files);
     return the table. A table without data gets none (nor one whose ``draw`` finds nothing to
-    draw: it returns None). The figure's SVG is kept in the report's figure cache under what
-    it is drawn from (``draw``, the values it closes over, the data)."""
+    draw: it returns None)."""
     if not table.data.empty:
         data = table.data
         table.plot = lambda: draw(data)
-
-        def key() -> str | None:
-            from relreason.analysis.figure_cache import figure_key
-
-            return figure_key(draw, data)
-
-        table.plot_key = key
     return table
 
 
 class _Figures:
-    """The figures module, imported on first use (matplotlib is slow to import)."""
+    """The figures module, imported on first use (pandas is slow to import)."""
 
     def __getattr__(self, name: str) -> Any:
         from relreason.analysis import figures as module

@@ -15,7 +15,7 @@ import pandas as pd
 from relreason.errors import UsageError
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+    from relreason.analysis.figures import Chart
 
 FORMATS = ("markdown", "csv", "latex", "json")
 _NUMBER = re.compile(r"^[<+-]?\d+(\.\d+)?( \*)?$")
@@ -59,35 +59,17 @@ class Table:
     note: str = ""
     drill: dict[tuple[int, str], Drill] = field(default_factory=dict)
     figure: str | None = None  # inline SVG text (made from ``plot`` on first use)
-    plot: Callable[[], Figure | None] | None = field(default=None, repr=False)
-    plot_key: Callable[[], str | None] | None = field(default=None, repr=False)
-    """What ``plot`` draws from, hashed (``figure_cache.figure_key``); None: not kept."""
-    _drawn: list[Figure | None] = field(default_factory=list, repr=False, compare=False)
-
-    def drawn(self) -> Figure | None:
-        """The table's figure, drawn from ``plot`` once (the HTML and ``--figures`` share
-        it); None when it has none."""
-        if not self._drawn:
-            self._drawn.append(self.plot() if self.plot is not None else None)
-        return self._drawn[0]
+    plot: Callable[[], Chart | None] | None = field(default=None, repr=False)
+    """The table's figure, made from its data (None: it has nothing to draw)."""
 
     def figure_svg(self) -> str | None:
-        """Return the table's figure as inline SVG, drawn once, then kept (in the table, and
-        in the report's figure cache when ``plot_key`` names it); None when it has none (no
-        ``plot``, or nothing to draw)."""
+        """Return the table's figure as inline SVG, written once, then kept; None when it has
+        none (no ``plot``, or nothing to draw)."""
         if self.figure is None and self.plot is not None:
-            from relreason.analysis import figure_cache
+            from relreason.analysis.svg import to_svg
 
-            key = self.plot_key() if self.plot_key is not None else None
-            svg = figure_cache.load_svg(key) if key else None
-            if svg is None:
-                from relreason.analysis.figures import to_svg
-
-                drawn = self.drawn()
-                svg = "" if drawn is None else to_svg(drawn)
-                if key:
-                    figure_cache.keep_svg(key, svg)
-            self.figure = svg
+            chart = self.plot()
+            self.figure = "" if chart is None else to_svg(chart)
         return self.figure or None
 
     @property

@@ -29,7 +29,6 @@ import pandas as pd
 
 from relreason import benchmarks
 from relreason.analysis import table as table_module
-from relreason.analysis.figure_cache import key_value
 from relreason.analysis.item_columns import ITEM_FIELDS
 from relreason.analysis.load import Runs
 from relreason.analysis.table import Table, cell_text, plain_deep
@@ -155,6 +154,15 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def _key_value(value: Any) -> Any:
+    """A frame as its columns, types and rows; a NumPy value as Python's; else TypeError."""
+    if hasattr(value, "to_dict") and hasattr(value, "dtypes"):  # a pandas DataFrame
+        return {"dtypes": [str(t) for t in value.dtypes], **value.to_dict(orient="split")}
+    if hasattr(value, "tolist"):  # NumPy scalars and arrays
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not hashed")
+
+
 def _read(path: Path) -> str:
     """The text kept at ``path`` ("" when there is none or it cannot be read)."""
     try:
@@ -176,7 +184,7 @@ def _blocks_key(runs: Runs, labels: list[str | None], extra: tuple[str, ...]) ->
     parts = [_BLOCKS_VERSION, __version__, code, list(runs.runs["run_id"]), stamps, labels, extra]
     parts += [sorted(added), *(runs.items[c].tolist() for c in sorted(added))]
     try:
-        return _digest(json.dumps(parts, ensure_ascii=False, allow_nan=True, default=key_value))
+        return _digest(json.dumps(parts, ensure_ascii=False, allow_nan=True, default=_key_value))
     except (TypeError, ValueError):  # a value it cannot write: no key
         return None
 

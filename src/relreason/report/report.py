@@ -97,15 +97,15 @@ class Report:
     def write_figures(self, folder: Path | str) -> list[Path]:
         """Write every table's figure into ``folder`` as ``<key>.svg``, ``.pdf`` and ``.png``
         (each atomically); return the paths written."""
-        from relreason.analysis.figures import save_figure
+        from relreason.analysis.figure_files import save_figure
 
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
         for table in self.tables():
-            drawn = table.drawn()
-            if drawn is not None:
-                written += save_figure(drawn, out / table.key)
+            chart = table.plot() if table.plot is not None else None
+            if chart is not None:
+                written += save_figure(chart, out / table.key)
         return written
 
     def print(self, console: object | None = None, max_rows: int = 40) -> None:
