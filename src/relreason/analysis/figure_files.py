@@ -1,98 +1,62 @@
-"""The figures of :mod:`relreason.analysis.figures` drawn with matplotlib, as files for a paper
-(``report --figures DIR``): SVG, PDF (TrueType fonts, editable) and PNG at 200 dpi. The HTML
-report writes its own SVG (:mod:`relreason.analysis.svg`) and never imports matplotlib."""
+"""The figures as files for a paper (``report --figures DIR``): the HTML page's SVG, and its
+marks (:func:`relreason.analysis.svg.layout`) painted with matplotlib as PDF (TrueType fonts,
+editable) and PNG (200 dpi). The HTML report never imports this module (nor matplotlib)."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
+from matplotlib import rc_context
 from matplotlib.figure import Figure
+from matplotlib.patches import PathPatch
+from matplotlib.path import Path as Outline
 
-from relreason.analysis.figures import FONT, Chart, Lines
+from relreason.analysis.figures import Chart
+from relreason.analysis.svg import DASHES, Label, layout, to_svg
 from relreason.files import atomic_write_bytes
 
-FIGURE_FORMATS = ("svg", "pdf", "png")
-plt.rcParams.update(
-    {
-        "svg.fonttype": "none",  # text stays text: smaller files
-        "svg.hashsalt": "relreason",  # stable ids
-        "pdf.fonttype": 42,  # TrueType in PDFs (editable, embeddable in papers)
-        "font.size": 9,
-        "axes.titlesize": 10,
-        "axes.labelsize": 9,
-        "xtick.labelsize": FONT,
-        "ytick.labelsize": FONT,
-        "legend.fontsize": FONT,
-        "figure.dpi": 100,
-    }
-)
+_ALIGN = {"start": "left", "middle": "center", "end": "right"}
 
 
-def save_figure(chart: Chart, stem: Path, formats: Sequence[str] = FIGURE_FORMATS) -> list[Path]:
+def save_figure(chart: Chart, stem: Path) -> list[Path]:
     """Write ``chart`` as ``stem.svg``, ``stem.pdf`` and ``stem.png`` atomically; return the
     paths."""
+    svg = '<?xml version="1.0" encoding="utf-8"?>\n' + to_svg(chart)
+    atomic_write_bytes(stem.with_suffix(".svg"), svg.encode("utf-8"))
     fig = draw(chart)
-    written = []
-    for fmt in formats:
+    for fmt in ("pdf", "png"):
         buffer = io.BytesIO()
         metadata: dict[str, Any] = {"Date": None} if fmt == "pdf" else {}
-        fig.savefig(buffer, format=fmt, bbox_inches="tight", dpi=200, metadata=metadata)
+        with rc_context({"pdf.fonttype": 42}):  # TrueType: editable, embeddable in papers
+            fig.savefig(buffer, format=fmt, dpi=200, metadata=metadata)
         atomic_write_bytes(stem.with_suffix(f".{fmt}"), buffer.getvalue())
-        written.append(stem.with_suffix(f".{fmt}"))
-    plt.close(fig)
-    return written
+    return [stem.with_suffix(f".{fmt}") for fmt in ("svg", "pdf", "png")]
 
 
 def draw(chart: Chart) -> Figure:
-    """``chart`` as a matplotlib figure (constrained layout: labels and legend inside it)."""
-    size = (chart.width, chart.height)
-    fig, axes = plt.subplots(
-        len(chart.panels), 1, figsize=size, squeeze=False, layout="constrained",
-        sharex=isinstance(chart, Lines),
-    )  # fmt: skip
-    if isinstance(chart, Lines):
-        for ax, (title, series) in zip(axes[:, 0], chart.panels, strict=True):
-            for line in series:
-                look = {"color": f"#{line.colour}", "ls": line.dash, "lw": line.width}
-                look |= {"marker": line.marker, "ms": 3, "label": line.label}
-                if line.lo is None or line.hi is None:
-                    ax.plot(line.x, line.y, **look)
-                    continue
-                below = [max(y - lo, 0) for y, lo in zip(line.y, line.lo, strict=True)]
-                above = [max(hi - y, 0) for y, hi in zip(line.y, line.hi, strict=True)]
-                ax.errorbar(line.x, line.y, yerr=[below, above], capsize=2, zorder=3, **look)
-            if chart.chance:
-                ax.axhline(0.5, color="0.5", ls=":", lw=0.8, label="chance (0.5)")
-            ax.set(title=title, ylabel=chart.ylabel, ylim=(0, 1))
-            ax.set_xticks([x for x, _ in chart.xticks], [t for _, t in chart.xticks])
-        axes[-1, 0].set_xlabel(chart.xlabel)
-        found: dict[str, Any] = {}  # every panel's labelled lines, each name once
-        for ax in axes[:, 0]:
-            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-                found.setdefault(label, handle)
-        fig.legend(
-            list(found.values()), list(found), loc="outside right upper", frameon=False,
-            title=chart.legend_title, ncols=1 if len(found) <= 24 else 2,
+    """``chart``'s marks on a matplotlib figure of its size (1 unit a point, y downwards)."""
+    width, height, marks, legend = layout(chart)
+    fig = Figure(figsize=(width / 72, height / 72))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_axis_off()
+    ax.set(xlim=(0, width), ylim=(height, 0))
+    for mark in [*marks, *legend]:
+        if isinstance(mark, Label):
+            ax.text(
+                mark.x, mark.y, mark.text, fontsize=mark.size, ha=_ALIGN[mark.anchor],
+                va="center_baseline", rotation=mark.turn, rotation_mode="anchor", color=mark.colour,
+                parse_math=False,
+            )  # fmt: skip
+            continue
+        points = [point for part in mark.parts for point in part]
+        codes = [Outline.LINETO if n else Outline.MOVETO for p in mark.parts for n in range(len(p))]
+        dash = (0, DASHES[mark.dash]) if mark.dash in DASHES else "-"  # in line widths
+        ax.add_patch(
+            PathPatch(
+                Outline(points, codes), facecolor=mark.fill or "none", lw=mark.width,
+                edgecolor=mark.colour or "none", linestyle=dash, capstyle="butt",
+            )
         )  # fmt: skip
-        return fig
-    for ax, (title, values) in zip(axes[:, 0], chart.panels, strict=True):
-        image = ax.imshow(values, vmin=0, vmax=1, cmap="viridis", aspect="auto")
-        turn = {"rotation": 35, "ha": "right"} if chart.rotate else {}
-        ax.set_xticks(range(len(chart.columns)), chart.columns, **turn)
-        ax.set_yticks(range(len(chart.rows)), chart.rows)
-        ax.set(title=title, xlabel=chart.xlabel, ylabel=chart.ylabel)
-        for i, row in enumerate(values):
-            for j, value in enumerate(row):
-                text = chart.cell(value)
-                if text is not None:
-                    ink = "k" if value > 0.6 else "w"
-                    ax.text(j, i, text, ha="center", va="center", fontsize=FONT, color=ink)
-    fig.colorbar(image, ax=list(axes[:, 0]), fraction=0.03, label=chart.colour_label)
     return fig

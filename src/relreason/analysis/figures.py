@@ -1,10 +1,10 @@
 """The analyses' figures, as data: each function turns a table's data into :class:`Lines` (line
 charts, one panel per task) or a :class:`Grid` (cells coloured 0 to 1), or None when there is
 nothing to draw (a tiny, empty or all-failed run). :mod:`relreason.analysis.svg` writes them as
-the HTML report's inline SVG (no matplotlib); :mod:`relreason.analysis.figure_files` draws them
-with matplotlib as SVG, PDF and PNG files for a paper (``report --figures DIR``). Both are made
-to be read at 1400 px and in print: at most 6.8 inches wide, no text under 8 pt, labelled axes,
-legends beside the plots."""
+the HTML report's inline SVG (no matplotlib); :mod:`relreason.analysis.figure_files` writes the
+same figures as SVG, PDF and PNG files for a paper (``report --figures DIR``). Made to be read at
+1400 px and in print: at most 6.8 inches wide, no text under 8 pt, labelled axes, legends beside
+the plots."""
 
 from __future__ import annotations
 
@@ -75,7 +75,6 @@ class Grid:
     ylabel: str
     colour_label: str
     width: float
-    height: float
     cells: str | None = None
     scale: float = 1.0
     rotate: bool = False
@@ -160,7 +159,7 @@ def scaling_grid(points: pd.DataFrame) -> Grid | None:
         panels.append((str(task), grid.to_numpy(dtype=float).tolist()))
     return Grid(
         panels, names, [f"{s}#" for s in settings], "prompt setting (paper Tables 2-3)", "model",
-        "accuracy (cells: %)", WIDTH, (0.22 * len(models) + 0.8) * len(tasks) + 0.4, ".0f", 100,
+        "accuracy (cells: %)", WIDTH, ".0f", 100,
     )  # fmt: skip
 
 
@@ -203,10 +202,9 @@ def heatmap(
     if grid.empty:
         return None
     width = min(WIDTH, max(3.5, 0.45 * len(grid.columns) + 3.0))
-    height = max(2.0, 0.2 * len(grid) + 1.3)
     written = ".2f" if len(grid.columns) <= 12 and grid.size <= 240 else None
     return Grid(
         [("", grid.to_numpy(dtype=float).tolist())], [str(r) for r in grid.index],
         [str(c) for c in grid.columns], column.replace("_", " "), " / ".join(rows), y, width,
-        height, written, rotate=True,
+        written, rotate=True,
     )  # fmt: skip
