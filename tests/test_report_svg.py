@@ -73,7 +73,7 @@ def test_a_grid_shows_every_label_and_fits_its_values(
     names = [f"model {n}" for n in range(rows)]
     chart = Grid(
         [("re2text", values)], names, [f"c{n}" for n in range(columns)], "setting", "model",
-        "accuracy", 3.5, ".2f", rotate=True,
+        "accuracy", ".2f", rotate=True,
     )  # fmt: skip
     root, texts = _parsed(to_svg(chart))
     assert {*names, *chart.columns, "setting", "model", "accuracy", "re2text"} <= set(texts)

@@ -8,7 +8,6 @@ the plots."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,7 +48,7 @@ class Series:
 @dataclass(frozen=True)
 class Lines:
     """Panels of lines (title, lines) stacked, sharing the x axis (ticks at ``xticks``) and one
-    legend; ``chance``: a dotted line at 0.5. Sizes in inches."""
+    legend; ``chance``: a dotted line at 0.5; ``height`` in inches (the least)."""
 
     panels: list[tuple[str, list[Series]]]
     xlabel: str
@@ -58,7 +57,6 @@ class Lines:
     height: float
     legend_title: str | None = None
     chance: bool = False
-    width: float = WIDTH
 
 
 @dataclass(frozen=True)
@@ -66,7 +64,7 @@ class Grid:
     """Panels of cells (title, values: one row per ``rows`` label, one column per ``columns``
     label, NaN empty), coloured 0 to 1 (viridis), a colour bar labelled ``colour_label``; each
     cell's value written as ``format(value * scale, cells)`` when ``cells`` is given (and it
-    fits); column labels turned 35 degrees when ``rotate``. Sizes in inches."""
+    fits); column labels turned 35 degrees when ``rotate``."""
 
     panels: list[tuple[str, list[list[float]]]]
     rows: list[str]
@@ -74,16 +72,9 @@ class Grid:
     xlabel: str
     ylabel: str
     colour_label: str
-    width: float
     cells: str | None = None
     scale: float = 1.0
     rotate: bool = False
-
-    def cell(self, value: float) -> str | None:
-        """The text written in a cell of ``value`` (None: none)."""
-        if self.cells is None or math.isnan(value):
-            return None
-        return format(value * self.scale, self.cells)
 
 
 Chart = Lines | Grid
@@ -159,7 +150,7 @@ def scaling_grid(points: pd.DataFrame) -> Grid | None:
         panels.append((str(task), grid.to_numpy(dtype=float).tolist()))
     return Grid(
         panels, names, [f"{s}#" for s in settings], "prompt setting (paper Tables 2-3)", "model",
-        "accuracy (cells: %)", WIDTH, ".0f", 100,
+        "accuracy (cells: %)", ".0f", 100,
     )  # fmt: skip
 
 
@@ -201,10 +192,9 @@ def heatmap(
     grid = data.pivot_table(index="_row", columns=column, values=y, aggfunc="mean")
     if grid.empty:
         return None
-    width = min(WIDTH, max(3.5, 0.45 * len(grid.columns) + 3.0))
     written = ".2f" if len(grid.columns) <= 12 and grid.size <= 240 else None
     return Grid(
         [("", grid.to_numpy(dtype=float).tolist())], [str(r) for r in grid.index],
-        [str(c) for c in grid.columns], column.replace("_", " "), " / ".join(rows), y, width,
-        written, rotate=True,
+        [str(c) for c in grid.columns], column.replace("_", " "), " / ".join(rows), y, written,
+        rotate=True,
     )  # fmt: skip

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -59,16 +59,3 @@ def with_figure(table: Table, draw: Callable[[pd.DataFrame], Chart | None]) -> T
         data = table.data
         table.plot = lambda: draw(data)
     return table
-
-
-class _Figures:
-    """The figures module, imported on first use (pandas is slow to import)."""
-
-    def __getattr__(self, name: str) -> Any:
-        from relreason.analysis import figures as module
-
-        return getattr(module, name)
-
-
-figures: Any = _Figures()
-"""``relreason.analysis.figures``, imported when a figure is first drawn."""

@@ -151,7 +151,7 @@ def _lines(chart: Lines) -> tuple[float, float, list[Mark], list[Mark]]:
         if chart.chance:
             entries.setdefault("chance (0.5)", None)
     title = chart.legend_title or ""
-    width = chart.width * 72
+    width = WIDTH * 72
     legend = min(24 + max(_room(t) for t in [*entries, title]), width / 2)
     height = max(chart.height * 72, 24 + 12 * len(entries) + (14 if title else 0))
     left, right, top = 46.0, width - legend - 12, 20.0 if any(t for t, _ in chart.panels) else 8.0
@@ -215,7 +215,7 @@ def _grid(chart: Grid) -> tuple[float, float, list[Mark], list[Mark]]:
     the x label under them; one colour bar on the right, beside every panel."""
     rows, columns = len(chart.rows), len(chart.columns)
     left = 22 + max(_room(r) for r in chart.rows)
-    width = min(72 * WIDTH, max(72 * chart.width, left + 30 * columns + 64))
+    width = min(72 * WIDTH, max(252, left + 32 * columns + 64))  # 3.5 to 6.8 inches
     cell = (width - left - 64) / columns
     tall = max(rows * 15.0, 72.0) / rows  # a row's height: at least an inch for all of them
     turn = math.sin(math.radians(35))
@@ -235,8 +235,8 @@ def _grid(chart: Grid) -> tuple[float, float, list[Mark], list[Mark]]:
             for j, value in enumerate(row):
                 if not math.isnan(value):
                     marks += [_box(left + j * cell, y, cell, tall, _colour(value))]
-                text = chart.cell(value)
-                if text and _room(text) + 2 < cell:
+                text = "" if chart.cells is None else format(value * chart.scale, chart.cells)
+                if text and not math.isnan(value) and _room(text) + 2 < cell:
                     ink = "#000" if value > 0.6 else "#fff"
                     marks += [Label(left + (j + 0.5) * cell, y + tall / 2, text, colour=ink)]
         for j, label in enumerate(chart.columns):

@@ -16,9 +16,9 @@ from typing import Any
 import pandas as pd
 
 from relreason import benchmarks
-from relreason.analysis import audits, permutations
+from relreason.analysis import audits, figures, permutations
 from relreason.analysis.load import Runs, load_runs
-from relreason.analysis.sections import ReportInput, ReportSection, figures, with_figure
+from relreason.analysis.sections import ReportInput, ReportSection, with_figure
 from relreason.analysis.table import NotPossible, Table, display_rows, format_table, tidy_csv
 from relreason.report import overview, paper
 from relreason.report.texts import attach_texts

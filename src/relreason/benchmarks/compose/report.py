@@ -4,7 +4,8 @@ beside chance and the first-option baseline
 
 from __future__ import annotations
 
-from relreason.analysis.sections import ReportInput, ReportSection, figures, with_figure
+from relreason.analysis import figures
+from relreason.analysis.sections import ReportInput, ReportSection, with_figure
 from relreason.analysis.table import Table
 from relreason.benchmarks.compose.analysis import compose_breakdown
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from relreason.analysis import breakdowns
+from relreason.analysis import breakdowns, figures
 from relreason.analysis.paper import reference_csv, set_cell
-from relreason.analysis.sections import ReportInput, ReportSection, figures, with_figure
+from relreason.analysis.sections import ReportInput, ReportSection, with_figure
 from relreason.analysis.table import NotPossible, Table
 from relreason.benchmarks.convre import analysis as convre
 from relreason.benchmarks.convre import scaling

@@ -5,9 +5,9 @@ analyses themselves are pure functions in :mod:`relreason.benchmarks.mcr.analysi
 
 from __future__ import annotations
 
-from relreason.analysis import breakdowns
+from relreason.analysis import breakdowns, figures
 from relreason.analysis.paper import reference_csv, set_cell
-from relreason.analysis.sections import ReportInput, ReportSection, figures, with_figure
+from relreason.analysis.sections import ReportInput, ReportSection, with_figure
 from relreason.analysis.table import Table
 from relreason.benchmarks.mcr import analysis as mcr
 
