@@ -23,9 +23,8 @@ VIRIDIS = ["440154", "482475", "414487", "355f8d", "2a788e", "21918c", "22a884",
 DASHES = {"--": (3.7, 1.6), ":": (1.0, 1.65), "-.": (6.4, 1.6, 1.0, 1.6)}
 """matplotlib's dash patterns, in line widths."""
 Point = tuple[float, float]
-_MARKS: dict[
-    str, list[Point]
-] = {  # a marker's points about its centre; x and + are strokes, the others filled
+# a marker's points about its centre: x and + are strokes, the others filled shapes
+_MARKS: dict[str, list[Point]] = {
     "o": [(2 * math.cos(a * math.pi / 4), 2 * math.sin(a * math.pi / 4)) for a in range(8)],
     "s": [(-1.8, -1.8), (1.8, -1.8), (1.8, 1.8), (-1.8, 1.8)],
     "^": [(0, -2.3), (2.1, 1.4), (-2.1, 1.4)],
