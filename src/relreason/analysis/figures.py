@@ -106,19 +106,18 @@ def lines_by_setting(data: pd.DataFrame, paper: pd.DataFrame | None = None) -> L
         {m + (" (subset)" if s else "") for m, s in zip(data["model"], data["subset"], strict=True)}
     )
     paper = paper if paper is not None else pd.DataFrame(columns=["task", "model"])
-    paper = paper[paper["task"].isin(tasks)]
+    paper = paper[paper["task"].isin(tasks)].sort_values("setting")
+    data = data.sort_values("setting")  # so is each group
     paper_models = sorted(paper["model"].unique(), key=str.lower)
     panels = []
     for task in tasks:
         series = []
         for model, group in paper[paper["task"] == task].groupby("model"):
-            group = group.sort_values("setting")
             number = paper_models.index(model)
             x, y = _floats(group["setting"]), _floats(group["accuracy"])
             colour, marker = TAB20B[number % 20], "x+"[number // 20 % 2]
             series.append(Series(f"paper: {model}", x, y, colour, "--", marker, 0.9))
         for (model, subset), group in data[data["task"] == task].groupby(["model", "subset"]):
-            group = group.sort_values("setting")
             name = model + (" (subset)" if subset else "")
             x, y = _floats(group["setting"]), _floats(group["accuracy"])
             lo, hi = _floats(group["lo"]), _floats(group["hi"])
@@ -168,10 +167,10 @@ def lines(
     note = f"points with n >= {min_n}"
     if kept.empty:
         kept, note = data, f"every point has n < {min_n}"
-    kept = kept.assign(_hue=[" / ".join(map(str, row)) for row in kept[list(hue)].to_numpy()])
+    hues = [" / ".join(map(str, row)) for row in kept[list(hue)].to_numpy()]
+    kept = kept.assign(_hue=hues).sort_values(x)  # so is each group
     series = []
     for number, (name, group) in enumerate(kept.groupby("_hue")):
-        group = group.sort_values(x)
         points = _floats(group[x]), _floats(group[y])
         series.append(Series(str(name), *points, **line_style(number)))
     ticks = [(float(t), f"{t:g}") for t in sorted(kept[x].unique())]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import cache
 from html import escape
 from typing import NamedTuple
 
@@ -106,8 +107,10 @@ def _box(x: float, y: float, width: float, height: float, fill: str | None = Non
     return Shape([corners], None, fill=fill) if fill else Shape([corners])
 
 
+@cache
 def _colour(value: float) -> str:
-    """viridis at ``value`` (0 to 1), between its 11 stops."""
+    """viridis at ``value`` (0 to 1), between its 11 stops (kept: a grid's cells round theirs to
+    1/255)."""
     at = min(max(value, 0.0), 1.0) * 10
     low = min(int(at), 9)
     a, b = bytes.fromhex(VIRIDIS[low]), bytes.fromhex(VIRIDIS[low + 1])
@@ -233,7 +236,9 @@ def _grid(chart: Grid) -> tuple[float, float, list[Mark], list[Mark]]:
             marks += [Label(left - 5, y + tall / 2, label, anchor="end")]
             for j, value in enumerate(row):
                 if not math.isnan(value):
-                    marks += [_box(left + j * cell, y, cell, tall, _colour(value))]
+                    marks += [
+                        _box(left + j * cell, y, cell, tall, _colour(round(value * 255) / 255))
+                    ]
                 text = "" if chart.cells is None else format(value * chart.scale, chart.cells)
                 if text and not math.isnan(value) and _room(text) + 2 < cell:
                     ink = "#000" if value > 0.6 else "#fff"
