@@ -193,7 +193,7 @@ def _table_html(table: Table, drills: list[dict[str, Any]]) -> str:
     frame = table.display
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     body = []
-    for position, row in enumerate(frame.itertuples(False)):
+    for position, row in enumerate(frame.itertuples(False, name=None)):
         cells = []
         for column, value in zip(frame.columns, row, strict=True):
             drill = table.drill.get((position, str(column)))
