@@ -179,10 +179,10 @@ def _lines(chart: Lines) -> tuple[float, float, list[Mark], list[Mark]]:
             _, y = at(low, step / 5)
             marks += [Shape([[(left, y), (left - 3.5, y)]])]
             marks += [Label(left - 5, y, f"{step / 5:.1f}", anchor="end")]
-        if chart.chance:
-            marks += [
-                Shape([[(left, at(low, 0.5)[1]), (right, at(low, 0.5)[1])]], "#808080", dash=":")
-            ]
+        half = at(low, 0.5)[1]
+        marks += (
+            [Shape([[(left, half), (right, half)]], "#808080", dash=":")] if chart.chance else []
+        )
         for line in series:
             marks += _series(line, at)
         shown = -math.inf  # the right end of the last tick label written
@@ -235,10 +235,8 @@ def _grid(chart: Grid) -> tuple[float, float, list[Mark], list[Mark]]:
             y = upper + i * tall
             marks += [Label(left - 5, y + tall / 2, label, anchor="end")]
             for j, value in enumerate(row):
-                if not math.isnan(value):
-                    marks += [
-                        _box(left + j * cell, y, cell, tall, _colour(round(value * 255) / 255))
-                    ]
+                shade = None if math.isnan(value) else _colour(round(value * 255) / 255)
+                marks += [_box(left + j * cell, y, cell, tall, shade)] if shade else []
                 text = "" if chart.cells is None else format(value * chart.scale, chart.cells)
                 if text and not math.isnan(value) and _room(text) + 2 < cell:
                     ink = "#000" if value > 0.6 else "#fff"
@@ -260,8 +258,6 @@ def _bar(x: float, top: float, bottom: float, label: str) -> list[Mark]:
     ]
     for step in range(6):
         y = bottom - step / 5 * (bottom - top)
-        out += [
-            Shape([[(x + 10, y), (x + 13, y)]]),
-            Label(x + 15, y, f"{step / 5:.1f}", anchor="start"),
-        ]
+        tick = Label(x + 15, y, f"{step / 5:.1f}", anchor="start")
+        out += [Shape([[(x + 10, y), (x + 13, y)]]), tick]
     return out

@@ -155,9 +155,7 @@ def _digest(text: str) -> str:
 
 
 def _key_value(value: Any) -> Any:
-    """A frame as its columns, types and rows; a NumPy value as Python's; else TypeError."""
-    if hasattr(value, "to_dict") and hasattr(value, "dtypes"):  # a pandas DataFrame
-        return {"dtypes": [str(t) for t in value.dtypes], **value.to_dict(orient="split")}
+    """A NumPy value as Python's; else TypeError."""
     if hasattr(value, "tolist"):  # NumPy scalars and arrays
         return value.tolist()
     raise TypeError(f"{type(value).__name__} is not hashed")
