@@ -48,7 +48,7 @@ def _has_data(folder: Path) -> bool:
 
 
 def _verified(folder: Path) -> bool:
-    from relreason.benchmarks.registry import verify
+    from datafiles import verify
 
     return _has_data(folder) and not verify("convre", folder) and not verify("mcr", folder)
 
@@ -70,7 +70,7 @@ def find_official_data(
         return user, f"relreason's data folder {user}"
     if _verified(downloaded):
         return downloaded, f"downloaded copy at {downloaded}"
-    from relreason.benchmarks.registry import download
+    from datafiles import download
     from relreason.errors import RelreasonError
 
     try:

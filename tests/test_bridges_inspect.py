@@ -151,14 +151,14 @@ def _eval(llama: LlamaServer, data: Path, log_dir: Path, monkeypatch: pytest.Mon
 
 def _relreason_run(llama: LlamaServer, data: Path, out: Path) -> dict[int, dict[str, Any]]:
     from relreason.models.openai.backend import OpenAIBackend
-    from relreason.run.options import RunOptions, with_task_length
+    from relreason.run.options import RunOptions
     from relreason.run.runner import run_task
     from relreason.types import GenerationParams
 
     task = parse_cell("convre:task=re2text,setting=1").task(data)
     # no first-token alternatives: inspect asks for none (and this server gives none)
-    params = GenerationParams(top_logprobs=0)
-    options = with_task_length(RunOptions(limit=LIMIT, use_cache=False, params=params), task)
+    params = GenerationParams(max_new_tokens=task.max_new_tokens, top_logprobs=0)
+    options = RunOptions(limit=LIMIT, use_cache=False, params=params)
     run_task(task, OpenAIBackend("smollm2", base_urls=[llama.base_url]), out, options)
     return load_records(out)
 

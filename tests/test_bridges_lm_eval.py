@@ -230,7 +230,7 @@ def _relreason_runs(cell: Cell, data: Path, out: Path) -> dict[str, dict[int, di
     first-token alternatives (``--top-logprobs 0``), as lm-eval's ``generate_until`` returns
     only the text."""
     from relreason.models.smollm2 import load_smollm2
-    from relreason.run.options import RunOptions, with_task_length
+    from relreason.run.options import RunOptions
     from relreason.run.runner import run_task
     from relreason.types import GenerationParams
 
@@ -242,9 +242,9 @@ def _relreason_runs(cell: Cell, data: Path, out: Path) -> dict[str, dict[int, di
             scoring=scoring,  # type: ignore[arg-type]
             limit=LIMIT,
             use_cache=False,
-            params=GenerationParams(top_logprobs=0),
+            params=GenerationParams(max_new_tokens=task.max_new_tokens, top_logprobs=0),
         )
-        run_task(task, backend, out / scoring, with_task_length(options, task), close_backend=False)
+        run_task(task, backend, out / scoring, options, close_backend=False)
         runs[scoring] = load_records(out / scoring)
     return runs
 

@@ -24,6 +24,7 @@ from relreason.benchmarks.convre.prompts import (
     paper_setting,
     setting_id_of,
 )
+from relreason.benchmarks.convre.settings import KNOBS
 from relreason.errors import UsageError
 
 TASK_NAMES = ("re2text", "text2re")
@@ -459,7 +460,7 @@ def test_setting_accepts_exactly_the_valid_knobs(
         assert not valid
     else:
         assert valid
-        assert ConvReSetting.from_mapping(setting.as_dict()) == setting
+        assert ConvReSetting(**setting.as_dict()) == setting
         assert setting.cot == (prompt == "hint+cot")
 
 
@@ -591,7 +592,7 @@ def test_build_task(shared_data: Path) -> None:
     assert task.name.startswith("convre/text2re/custom-")
     assert task.name.endswith("-subset-neutral")
     assert task.description["setting_id"] is None
-    assert ConvReSetting.from_mapping(task.description) == custom
+    assert ConvReSetting(**{k: task.description[k] for k in KNOBS}) == custom
     assert task.scorer.keywords == {"cot": True, "logprob_fallback": False}
     assert task.items == tuple(
         build_items("text2re", custom, subset=True, neutral=True, data_dir=shared_data)

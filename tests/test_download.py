@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from datafiles import download, pinned_files, verify
 from http_static import StaticServer
 from relreason.benchmarks.mcr.files import exemplars_json, extract_exemplars
-from relreason.benchmarks.registry import download, pinned_files, verify
 from relreason.errors import ChecksumError, DataError, RelreasonError, UsageError
 from relreason.files import atomic_write_bytes as write_atomic
 

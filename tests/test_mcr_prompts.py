@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from relreason.benchmarks.mcr import data as mcr_data
 from relreason.benchmarks.mcr import prompts as mcr
 from relreason.errors import UsageError
+from relreason.records.context import chance_level
 
 LONG = {"en": "english", "zh": "chinese", "fr": "french", "ja": "japanese", "ko": "korean"}
 SIZES = {"en": 1598, "zh": 1587, "fr": 1598, "ja": 1597, "ko": 1598}  # the release files' lengths
@@ -219,12 +220,17 @@ def test_a_french_file_out_of_step_with_the_english_one_gets_no_english_texts(
 
 
 def test_random_guess_reproduces_the_paper(shared_data: Path) -> None:
-    pooled = mcr_data.random_guess_accuracy(data_dir=shared_data)
-    english = mcr_data.random_guess_accuracy("en", shared_data)
-    assert round(100 * pooled, 2) == PAPER_RANDOM_GUESS
-    assert round(100 * english, 2) == PAPER_RANDOM_GUESS
+    def chance(*languages: str) -> float | None:
+        return chance_level(
+            item for code in languages for item in mcr.build_items(code, "zs", data_dir=shared_data)
+        )
+
+    english = chance("en")
+    assert english is not None and round(100 * english, 2) == PAPER_RANDOM_GUESS
+    pooled = chance(*mcr_data.LANGUAGES)
+    assert pooled is not None and round(100 * pooled, 2) == PAPER_RANDOM_GUESS
     # The figure is not the Chinese file's own (fewer, different questions).
-    assert round(100 * mcr_data.random_guess_accuracy("zh", shared_data), 2) != PAPER_RANDOM_GUESS
+    assert round(100 * (chance("zh") or 0), 2) != PAPER_RANDOM_GUESS
     by_hand = [1 / len(e["options"]) for e in _raw(shared_data, "en")]
     assert english == pytest.approx(sum(by_hand) / len(by_hand))
 

@@ -35,7 +35,8 @@ def test_the_live_bar_keeps_its_numbers_at_80_columns() -> None:
     with RunProgress(enabled=True, console=console, live=True) as progress:
         run_id = progress.start_run(name, 328)
         for i in range(32):
-            progress.advance(run_id, correct=i % 2 == 0, failed=i == 0)
+            status = "failed" if i == 0 else "correct" if i % 2 == 0 else "wrong"
+            progress.event(run_id, ItemFinished(i, status, i % 2 == 0, cached=False))
     # the record holds every refresh one after the other: the last one is the final display
     last = "convre" + console.export_text().rstrip("\n").split("convre")[-1]
     assert len(last) <= 80
@@ -69,7 +70,7 @@ def test_a_stopped_run_ends_with_where_it_stopped() -> None:
     stream = io.StringIO()
     progress = RunProgress(enabled=True, live=False, stream=stream, interval=60)
     run_id = progress.start_run("r", 10, done=4, correct=2)
-    progress.advance(run_id, correct=True, failed=False)
+    progress.event(run_id, ItemFinished(0, "correct", True, cached=False))
     progress.close()
     progress.close()
     lines = stream.getvalue().splitlines()
@@ -150,7 +151,7 @@ def test_a_sweep_in_a_log_also_shows_the_overall_count() -> None:
     with RunProgress(enabled=True, live=False, stream=stream, interval=60, overall=10) as progress:
         progress.add_overall(4)  # a run finished in an earlier session
         run_id = progress.start_run("run 2", 6)
-        progress.advance(run_id, correct=True, failed=False)
+        progress.event(run_id, ItemFinished(0, "correct", True, cached=False))
         progress.write_plain()
     lines = stream.getvalue().splitlines()
     assert lines[0].startswith("run 2: 0/6 (0%) ")  # as it started

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relreason.benchmarks.registry import pinned_files, verify
+from datafiles import pinned_files, verify
 from relreason.data import sources
 from relreason.data.sources import (
     data_file,

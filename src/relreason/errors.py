@@ -67,14 +67,3 @@ class InterruptedRunError(RelreasonError):
     """The run was stopped by Ctrl-C or SIGTERM (exit code 130); its folder can be resumed."""
 
     exit_code = 130
-
-
-EXIT_CODES = {
-    0: "every item was answered (read as correct, wrong, unparseable or no answer)",
-    1: "strict mode: some answers could not be read",
-    2: "bad input: options, files, run folder, data; or a disk/permission error",
-    3: "the run ended with items that failed (or the server could not be reached)",
-    130: "interrupted (Ctrl-C or SIGTERM) or stopped at its budget (--max-cost, "
-    "--max-tokens-total); the folder can be resumed",
-}
-"""The command line's exit codes (documented in docs/robustness.md)."""

@@ -175,7 +175,9 @@ def run_label(row: Any) -> str:
     return f"{row['model']}{' *' if row['partial'] else ''}"
 
 
-def _run_row(root: Path, folder: Path, manifest: Manifest, n_records: int) -> dict[str, Any]:
+def _run_row(manifest: Manifest, n_records: int) -> dict[str, Any]:
+    """A run's row of ``Runs.runs`` as its manifest gives it (without ``run_id`` and ``folder``,
+    which depend on where it is read from)."""
     description = manifest.description
     model = manifest.model
     options = manifest.options
@@ -186,13 +188,9 @@ def _run_row(root: Path, folder: Path, manifest: Manifest, n_records: int) -> di
     # a manifest that does not say how many items were selected: the summary's count
     n_items = manifest.n_items if "n_items" in manifest.model_fields_set else None
     complete = manifest.status == "complete"
-    benchmark = description.get("benchmark", manifest.benchmark)
     params = options.get("params") or {}
-    model_options = model.options
     return {
-        "run_id": folder.relative_to(root).as_posix() if folder != root else folder.name,
-        "folder": str(folder),
-        "benchmark": benchmark,
+        "benchmark": description.get("benchmark", manifest.benchmark),
         "task_name": manifest.task,
         "model": model_label(spec, manifest.scoring, description.get("mode")),
         "spec": spec,
@@ -215,8 +213,8 @@ def _run_row(root: Path, folder: Path, manifest: Manifest, n_records: int) -> di
         "sample": options.get("sample"),
         "limit": limit,
         "reader": None,
-        "api": model_options.get("api"),
-        "chat_template": model_options.get("chat_template"),
+        "api": model.options.get("api"),
+        "chat_template": model.options.get("chat_template"),
         "max_new_tokens": params.get("max_new_tokens"),
         "temperature": params.get("temperature"),
         "status": manifest.status,
@@ -238,7 +236,7 @@ def _read_run(folder: Path) -> dict[str, Any]:
     manifest = load_manifest(folder)
     found = load_typed_records(folder)
     records = [found[i] for i in sorted(found)]
-    row = _run_row(folder, folder, manifest, len(records))
+    row = _run_row(manifest, len(records))
     summary = folder / SUMMARY
     totals = read_summary(summary)  # DataError naming the file when unreadable
     if row["n_items"] is None:
@@ -252,7 +250,7 @@ def _read_run(folder: Path) -> dict[str, Any]:
     add_items(columns, labels, "", records)
     for column in labels.values():
         column += [None] * (len(records) - len(column))
-    del columns["run_id"], row["run_id"], row["folder"]
+    del columns["run_id"]
     return {"row": row, "columns": columns, "labels": labels}
 
 

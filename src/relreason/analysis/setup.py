@@ -21,10 +21,11 @@ KNOBS: dict[str, Callable[[Any], str]] = {
 }
 """Set-up knobs that name a run in tables when runs of one model in one cell differ in them."""
 
+_SET_SOMEWHERE = ("neutral", "subset", "permute", "epochs", "sample", "limit")
+"""Set-up columns shown as soon as any run sets them (a true flag, a limit, a permutation)."""
 SETUP_COLUMNS: tuple[str, ...] = (
-    *("neutral", "subset", "permute", "epochs", "sample", "limit", "reader", "scoring"),
-    "mode",
-    *("api", "chat_template", "max_new_tokens", "temperature"),
+    *_SET_SOMEWHERE,
+    *("reader", "scoring", "mode", "api", "chat_template", "max_new_tokens", "temperature"),
 )
 """The columns listed wherever runs are (those that vary, or that any run sets)."""
 
@@ -75,14 +76,7 @@ def setup_columns(runs: pd.DataFrame) -> list[str]:
             continue
         values = runs[column].map(lambda v: None if _missing(v) else v)
         distinct = values.astype(str).nunique()
-        set_somewhere = column in (
-            "neutral",
-            "subset",
-            "permute",
-            "epochs",
-            "sample",
-            "limit",
-        ) and any(bool(v) for v in values if v is not None)
+        set_somewhere = column in _SET_SOMEWHERE and any(bool(v) for v in values if v is not None)
         if distinct > 1 or set_somewhere:
             shown.append(column)
     return shown

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 from importlib.metadata import entry_points
-from pathlib import Path
 from typing import Any
 
 from relreason.benchmarks.base import Benchmark
@@ -94,37 +93,6 @@ def data_files(which: str) -> list[DataFiles]:
     if benchmark.files is None:
         raise UsageError(f"benchmark {which!r} has no files to download")
     return [benchmark.files]
-
-
-def download(
-    which: str,
-    dest: Path | str | None = None,
-    *,
-    mirror: str | None = None,
-    timeout: float = 60,
-    raw_base: str | None = None,
-) -> list[Path]:
-    """Fetch the official files of ``which`` (a benchmark name or ``all``) into ``dest``.
-
-    See :func:`relreason.data.download.download_files`; ``raw_base`` is for tests only.
-    """
-    from relreason.data.download import RAW_BASE, download_files
-
-    return download_files(
-        data_files(which), dest, mirror=mirror, timeout=timeout, raw_base=raw_base or RAW_BASE
-    )
-
-
-def verify(name: str, data_dir: Path | str | None = None) -> list[str]:
-    """Return one line per file of benchmark ``name`` that is missing or differs from its pin."""
-    from relreason.data.sources import verify as verify_files
-
-    return verify_files(data_files(name)[0], data_dir)
-
-
-def pinned_files(name: str) -> dict[str, str]:
-    """Return file name -> pinned SHA-256 of benchmark ``name``'s official files."""
-    return data_files(name)[0].pinned()
 
 
 def permuted(task: Task, how: str | None) -> Task:

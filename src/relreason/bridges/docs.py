@@ -12,20 +12,6 @@ from relreason.bridges.cells import cell_key
 from relreason.errors import DataError
 from relreason.types import EvalItem, Task
 
-DOC_FIELDS = (
-    "index",
-    "item_id",
-    "prompt",
-    "gold",
-    "gold_index",
-    "letters",
-    "continuations",
-    "choice_texts",
-    "relreason_cell",
-    "prompt_sha256",
-)
-"""The fields of every document, in order."""
-
 
 def prompt_digest(prompt: str) -> str:
     """The SHA-256 of a prompt's UTF-8 bytes."""
@@ -33,7 +19,7 @@ def prompt_digest(prompt: str) -> str:
 
 
 def item_doc(task: Task, item: EvalItem, key: str | None = None) -> dict[str, Any]:
-    """Return ``item`` of ``task`` as a harness document (fields :data:`DOC_FIELDS`).
+    """Return ``item`` of ``task`` as a harness document.
 
     ``continuations`` are exactly the texts relreason's ``--scoring logprob`` scores after the
     prompt (``Task.continuations``: ``" A"``, ``" B"``, ...), in the item's choice order;

@@ -37,7 +37,7 @@ from relreason.records import (
 from relreason.records.folder import git_commit
 from relreason.redact import scrub_secrets
 from relreason.run.context import task_context
-from relreason.run.folder import versions
+from relreason.run.folder import data_checksums, versions
 from relreason.run.selection import items_fingerprint, reader_name
 from relreason.types import Response, Task
 from relreason.version import __version__
@@ -92,19 +92,6 @@ def _records(run: ImportedRun) -> list[Record]:
     return records
 
 
-def _checksums(run: ImportedRun) -> Any:
-    """The SHA-256 of the benchmark's data files, as a run records them (None without any)."""
-    from relreason import benchmarks
-    from relreason.data.sources import file_checksums
-    from relreason.errors import RelreasonError
-
-    try:
-        files = benchmarks.get(run.task.benchmark).files
-        return None if files is None else file_checksums(files, run.data_dir)
-    except (RelreasonError, OSError, ValueError):
-        return None
-
-
 def _manifest(run: ImportedRun, records: list[Record], summary: RunSummary) -> Manifest:
     task = run.task
     description = json.loads(json.dumps(dict(task.description), default=str))
@@ -129,7 +116,7 @@ def _manifest(run: ImportedRun, records: list[Record], summary: RunSummary) -> M
         "benchmark": task.benchmark,
         "task": task.name,
         "description": description,
-        "data_checksums": _checksums(run),
+        "data_checksums": data_checksums(task.benchmark, run.data_dir),
         "model": {"spec": run.model, "backend": {"backend": "import", **run.source}, "options": {}},
         "scoring": run.scoring,
         # the harness chose the items (its --limit): a partial run, as relreason's --limit

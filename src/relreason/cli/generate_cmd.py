@@ -2,7 +2,7 @@
 
 A typer sub-application; the main CLI mounts it with ``app.add_typer(generate_app,
 name="generate")``. User errors are ``RelreasonError``s, printed by the main CLI without a
-traceback (``main`` here does the same when the sub-application runs alone). It lives in
+traceback. It lives in
 ``cli/``, not ``generate/``: importing any module of ``generate/`` runs its package, which
 imports the whole generator, and the command line is built at every start.
 """
@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from relreason.errors import RelreasonError, UsageError
+from relreason.errors import UsageError
 
 generate_app = typer.Typer(
     no_args_is_help=True,
@@ -167,21 +167,12 @@ def converse_command(
     definitions: Annotated[Path, typer.Argument(help="Relation definitions and examples (JSON).")],
     triples: Annotated[Path, typer.Argument(help="Triples: CSV head,relation,tail or JSON.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Data folder to write convre/ into.")],
-    subset_size: Annotated[int, typer.Option(help="Triples per relation in the subset file.")] = 20,
+    subset_size: Annotated[
+        int, typer.Option(min=1, help="Triples per relation in the subset file.")
+    ] = 20,
 ) -> None:
     """Build ConvRe files from your own triples; run them with --data-dir OUT."""
-    if subset_size < 1:
-        raise UsageError(f"--subset-size must be >= 1, got {subset_size}")
     from relreason.generate.converse import converse as build_converse
 
     folder = build_converse(definitions, triples, out, subset_size=subset_size)
     err.print(f"wrote the ConvRe files to {escape(str(folder))}; use --data-dir {escape(str(out))}")
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Run the sub-application alone; user errors print one line and exit non-zero."""
-    try:
-        generate_app(args=argv)
-    except RelreasonError as error:
-        err.print(f"[red]error:[/] {escape(str(error))}", highlight=False)
-        raise SystemExit(error.exit_code) from None

@@ -5,7 +5,6 @@ model backends with their capabilities and options."""
 from __future__ import annotations
 
 import json
-import textwrap
 from typing import Annotated, Any
 
 import typer
@@ -38,24 +37,14 @@ def listing() -> dict[str, Any]:
     return {"benchmarks": bench, "backends": backends}
 
 
-def _wrapped(text: str, indent: str, more: str) -> list[str]:
-    return textwrap.wrap(
-        text,
-        width=80,
-        initial_indent=indent,
-        subsequent_indent=more,
-        break_on_hyphens=False,
-        break_long_words=False,
-    )
-
-
 def _text(data: dict[str, Any]) -> str:
     """The listing as text lines of at most 80 characters (settings as one table)."""
     from relreason.cli.helptext import settings_table
+    from relreason.records.context import wrap_line
 
     lines: list[str] = []
     for name, entry in data["benchmarks"].items():
-        lines += _wrapped(f"{name}: {entry['title']}", "", "  ")
+        lines += wrap_line(f"{name}: {entry['title']}", "", "  ")
         for key, value in entry.items():
             if key in ("title", "paper_models", "settings", "grid"):
                 continue
@@ -64,21 +53,21 @@ def _text(data: dict[str, Any]) -> str:
                 shown = ", ".join(str(v) for v in value)
             elif isinstance(value, dict):
                 shown = ", ".join(f"{k} ({v})" for k, v in value.items())
-            lines += _wrapped(f"{key}: {shown}", "  ", "    ")
+            lines += wrap_line(f"{key}: {shown}", "  ", "    ")
         if entry.get("settings"):
             table = settings_table(entry["settings"]).splitlines()[1:]  # without click's marker
             lines += ["  " + line for line in table]
         if entry["paper_models"]:
             models = ", ".join(entry["paper_models"])
-            lines += _wrapped(f"paper models (for --compare): {models}", "  ", "    ")
+            lines += wrap_line(f"paper models (for --compare): {models}", "  ", "    ")
     lines.append("model backends (--model):")
     for info in data["backends"].values():
         can = [c for c in ("logprobs", "choice_scoring", "free") if info[c]]
-        lines += _wrapped(
+        lines += wrap_line(
             f"{info['form']}: {info['summary']} [{', '.join(can) or '-'}]", "  ", "    "
         )
         for option, text in info["options"].items():
-            lines += _wrapped(f"{option}: {text}", "      ", "        ")
+            lines += wrap_line(f"{option}: {text}", "      ", "        ")
     return "\n".join(lines)
 
 

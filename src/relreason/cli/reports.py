@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -114,7 +114,7 @@ def report(
         bool, typer.Option("--json", help="Print one JSON row per run (beside the papers).")
     ] = False,
     fmt: Annotated[
-        str | None,
+        Literal["markdown", "csv", "latex", "json"] | None,
         typer.Option(
             "--format",
             help="Print every analysis as markdown, csv, latex (booktabs) or json (for papers); "
@@ -214,9 +214,7 @@ def _sizes(size: list[str] | None) -> dict[str, float]:
 
 
 def _check_output(folder: Path, fmt: str | None, out: Path | None) -> None:
-    """Refuse an unknown ``--format``, ``--out`` without one, and a ``folder`` that is none."""
-    if fmt is not None and fmt not in ("markdown", "csv", "latex", "json"):
-        raise UsageError(f"unknown --format {fmt!r}; valid: markdown, csv, latex, json")
+    """Refuse ``--out`` without ``--format``, and a ``folder`` that is none."""
     if out is not None and fmt is None:
         raise UsageError("--out needs --format (markdown, csv, latex or json)")
     if not folder.is_dir():
@@ -244,13 +242,11 @@ def _write_format(built: Report, fmt: str, out: Path) -> None:
 def export(
     folder: Annotated[Path, typer.Argument(help="A folder of runs.")],
     out: Annotated[Path, typer.Option("--out", help="The file to write.")],
-    fmt: Annotated[str, typer.Option("--format", help="csv | parquet")] = "csv",
+    fmt: Annotated[Literal["csv", "parquet"], typer.Option("--format", help="Its format.")] = "csv",
 ) -> None:
     """Write one row per item (with its run's metadata) as CSV or Parquet."""
     from relreason.analysis import export_items
 
-    if fmt not in ("csv", "parquet"):
-        raise UsageError(f"unknown --format {fmt!r}; valid: csv, parquet")
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder")
     export_items(folder, out, format=fmt)

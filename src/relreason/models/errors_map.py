@@ -245,46 +245,40 @@ def translate(
     return None
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what caused it (an SDK may wrap the cause), at most ten deep."""
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and len(chain) < 10:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    return chain
+
+
 def _refused_body(exc: BaseException) -> BodyRefusedError | None:
     """The ``BodyRefusedError`` behind ``exc`` (an SDK may wrap it), or None."""
-    seen: BaseException | None = exc
-    for _ in range(10):
-        if seen is None:
-            return None
-        if isinstance(seen, BodyRefusedError):
-            return seen
-        seen = seen.__cause__ or seen.__context__
-    return None
+    return next((e for e in _chain(exc) if isinstance(e, BodyRefusedError)), None)
 
 
 def _no_connection(exc: BaseException) -> bool:
     """Whether ``exc`` or what caused it means no connection was made at all (refused, unknown
     host), not a connection dropped mid-answer. The SDK's aiohttp transport reports a refused
     connection as a connect time-out caused by ``ConnectionRefusedError``."""
-    seen: BaseException | None = exc
-    for _ in range(10):
-        if seen is None:
-            return False
-        if isinstance(seen, ConnectionRefusedError | socket.gaierror):
-            return True
-        if seen is not exc and type(seen).__name__ == "ConnectError":
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
+    return any(
+        isinstance(e, ConnectionRefusedError | socket.gaierror)
+        or (e is not exc and type(e).__name__ == "ConnectError")
+        for e in _chain(exc)
+    )
 
 
 def _connection_text(service: str, exc: BaseException) -> str:
     """``connection refused at URL`` (or ``cannot connect to URL``) for the circuit breaker."""
     found = re.search(r"\w+://\S+", service)
     address = found.group(0) if found else service
-    seen: BaseException | None = exc
-    for _ in range(10):
-        if seen is None:
-            break
-        if isinstance(seen, ConnectionRefusedError) or "refused" in str(seen).lower():
-            return f"connection refused at {address}"
-        seen = seen.__cause__ or seen.__context__
-    return f"cannot connect to {address}"
+    refused = any(
+        isinstance(e, ConnectionRefusedError) or "refused" in str(e).lower() for e in _chain(exc)
+    )
+    return f"connection refused at {address}" if refused else f"cannot connect to {address}"
 
 
 async def gather_guarded(

@@ -94,7 +94,6 @@ class GGUFBackend(ModelBackend):
         self.revision = revision
         self._vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
         self._n_vocab = int(self.llm.n_vocab())
-        self._add_bos = bool(llama_cpp.llama_vocab_get_add_bos(self._vocab))
         bos, eos = int(self.llm.token_bos()), int(self.llm.token_eos())
         self._empty_prefix = bos if bos >= 0 else eos
         self._last: tuple[int, np.ndarray] | None = None  # (n_tokens, log-probs there)

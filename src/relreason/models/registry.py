@@ -48,15 +48,10 @@ class BackendInfo:
     def build(self, name: str, spec: str, options: ModelOptions) -> ModelBackend:
         """Import the backend's module and build it; ``UsageError`` when its extra is missing."""
         module_name, _, function = self.factory.partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as error:
-            raise UsageError(
-                f"this model needs the '{self.extra}' extra: {extra_hint(self.extra or '')} "
-                f"({error})"
-            ) from error
-        make: Callable[[str, str, ModelOptions], ModelBackend] = getattr(module, function)
-        try:
+        try:  # the module, or a library the backend imports as it is built
+            make: Callable[[str, str, ModelOptions], ModelBackend] = getattr(
+                importlib.import_module(module_name), function
+            )
             backend = make(name, spec, options)
         except ImportError as error:
             raise UsageError(

@@ -247,15 +247,14 @@ def _marks(summary: RunSummary) -> str:
     return marks
 
 
-def format_summary(summary: RunSummary, *, max_label_values: int | None = None) -> str:
+def format_summary(summary: RunSummary) -> str:
     """Return a human-readable text of ``summary`` (for printing; lines fit 80 columns).
 
     A run with no number worth reading opens with its ``extra["verdict"]`` (all failed, or no
     readable answer, with the likely cause). Accuracy is shown as ``n/a`` when no item was
     answered (never as 0.0000). Its context
     (chance, baselines, paper figures, answer habit) follows the counts, then every label's full
-    breakdown as a table (``max_label_values`` is kept for old callers, unused), then failed
-    items with their most common error.
+    breakdown as a table, then failed items with their most common error.
     """
     said = summary.extra.get("verdict")
     who = f"{summary.task} on {summary.model}:"

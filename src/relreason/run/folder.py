@@ -97,7 +97,8 @@ def _commit() -> str | None:
     return git_commit()
 
 
-def _checksums(benchmark: str, data_dir: Path | None) -> Any:
+def data_checksums(benchmark: str, data_dir: Path | None) -> Any:
+    """The SHA-256 of the benchmark's data files, as a run records them (None without any)."""
     from relreason.benchmarks import get
     from relreason.data.sources import file_checksums
 
@@ -127,7 +128,7 @@ def new_manifest(
         benchmark=task.benchmark,
         task=task.name,
         description=json.loads(json.dumps(dict(task.description), default=str)),
-        data_checksums=_checksums(task.benchmark, data_dir),
+        data_checksums=data_checksums(task.benchmark, data_dir),
         model=ModelPart(
             spec=backend.spec,
             backend=json.loads(json.dumps(dict(backend.describe()), default=str)),

@@ -129,16 +129,6 @@ class RunOptions:
         return options
 
 
-def with_task_length(options: RunOptions, task: Task) -> RunOptions:
-    """``options`` with the task's own generation length (``Task.max_new_tokens``).
-
-    Used where the user set no ``max_new_tokens``: 32 tokens for an answer letter, 256 for a
-    chain of thought, instead of one length for every setting.
-    """
-    params = dataclasses.replace(options.params, max_new_tokens=task.max_new_tokens)
-    return dataclasses.replace(options, params=params)
-
-
 def _fits(per_minute: float | None, max_wait: float) -> bool:
     """Whether one request fits in ``max_wait`` at ``per_minute`` (a bad rate is refused by
     its own check)."""

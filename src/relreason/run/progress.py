@@ -44,7 +44,6 @@ from relreason.run.counts import (
     plain_line,
 )
 from relreason.run.events import Event, ItemFinished, Working
-from relreason.types import Status
 
 NAME_WIDTH = 16
 """The widest run name a live bar shows (longer names are cut with an ellipsis)."""
@@ -178,11 +177,6 @@ class RunProgress:
         if self._ticker is not None:
             self._write([plain_line(name, counts)])
         return run_id
-
-    def advance(self, run_id: TaskID | int, *, correct: bool, failed: bool) -> None:
-        """Count one finished item of run ``run_id`` (plain output: a run's last line at once)."""
-        status: Status = "failed" if failed else "correct" if correct else "wrong"
-        self.event(run_id, ItemFinished(-1, status, correct, cached=False))
 
     def event(self, run_id: TaskID | int, event: Event) -> None:
         """Take one event of run ``run_id`` (see :mod:`relreason.run.events`)."""

@@ -31,7 +31,7 @@ from relreason.errors import (
 from relreason.files import atomic_write_json
 from relreason.models.base import ModelBackend
 from relreason.models.body_cap import body_cap
-from relreason.paths import CACHE_DIR_ENV, default_cache_path
+from relreason.paths import default_cache_path
 from relreason.records import (
     MANIFEST,
     RECORDS,
@@ -437,11 +437,9 @@ def resume_run(
 
 
 __all__ = [
-    "CACHE_DIR_ENV",
     "RunOptions",
     "aresume_run",
     "arun_task",
-    "default_cache_path",
     "resume_command",
     "resume_run",
     "resume_task",

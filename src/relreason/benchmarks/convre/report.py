@@ -34,8 +34,7 @@ def published() -> pd.DataFrame:
 
 def _paper(given: ReportInput) -> pd.DataFrame:
     """ConvRe's Table 9 figures (of the models ``--compare`` maps, when it maps any)."""
-    figures_ = published()
-    paper = figures_[figures_["benchmark"] == "convre"]
+    paper = published()
     mapped = {m.lower() for m in given.compare.values()}
     return paper[paper["model"].str.lower().isin(mapped)] if mapped else paper
 
@@ -109,9 +108,8 @@ def _scaling(given: ReportInput) -> Table:
     if given.runs.of("convre").runs.empty:
         raise NotPossible("no ConvRe run in the folder")
     ours = scaling.run_points(given.runs, given.sizes)
-    figures_ = published()
-    paper = figures_[figures_["benchmark"] == "convre"]
-    points = pd.concat([ours, scaling.paper_points(paper.to_dict("records"))], ignore_index=True)
+    paper = scaling.paper_points(published().to_dict("records"))
+    points = pd.concat([ours, paper], ignore_index=True)
     trends = with_figure(scaling.scaling_trends(points), lambda _: figures.scaling_grid(points))
     if ours.empty:
         trends.note += (

@@ -7,7 +7,6 @@ column differs between the two tasks for settings 1-6.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -63,17 +62,6 @@ class ConvReSetting:
     def as_dict(self) -> dict[str, Any]:
         """Return the five knobs as a JSON-ready dict."""
         return asdict(self)
-
-    @classmethod
-    def from_mapping(cls, knobs: Mapping[str, Any]) -> ConvReSetting:
-        """Build a setting from a mapping holding the five knobs (extra keys are ignored).
-
-        Raises ``UsageError`` when a knob is missing or invalid.
-        """
-        missing = [k for k in KNOBS if k not in knobs]
-        if missing:
-            raise UsageError(f"ConvRe setting lacks {', '.join(missing)}; needs {', '.join(KNOBS)}")
-        return cls(**{k: knobs[k] for k in KNOBS})
 
     def slug(self) -> str:
         """Return a short name of the knobs, e.g. ``hint+cot-converse-3shot-hard-ex-hard-text``."""

@@ -317,25 +317,3 @@ def load_exemplars(
         blocks[name] = raw[name]
     _EXEMPLAR_CACHE[key[0]] = (key, blocks)
     return dict(blocks)
-
-
-def random_guess_accuracy(
-    language: str | None = None,
-    data_dir: Path | str | None = None,
-) -> float:
-    """Return the expected accuracy of a uniform random guess, mean of 1/len(options) (0..1).
-
-    With a language, over its questions; with None, over every question of all five languages
-    (the paper's 25.13% is reproduced by EN, FR, JA, KO and by all languages pooled; ZH alone
-    gives 25.14%). Raises ``UsageError``/``DataError`` as ``load_questions``.
-    """
-    codes = [normalize_language(language)] if language is not None else list(LANGUAGES)
-    total = 0.0
-    count = 0
-    for code in codes:
-        for question in load_questions(code, data_dir):
-            total += 1.0 / len(question.options)
-            count += 1
-    if count == 0:
-        raise DataError(question_file(codes[0]), "no questions")
-    return total / count
