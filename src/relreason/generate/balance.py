@@ -86,16 +86,39 @@ def _cost(item: Mapping[str, Any], targets: Mapping[str, float]) -> float:
     )
 
 
+def _worded(item: dict[str, Any], premises: list[list[str]]) -> dict[str, Any]:
+    """The item with ``premises`` (same facts, other wording or order) and its question."""
+    question = question_text(
+        item["language"], item["domain"], item["frame"], premises, item["query"], item["sexes"]
+    )
+    return {**item, "question": question, "premises": premises}
+
+
+def _at_ends(rng: random.Random, premises: list[list[str]], head: str) -> list[list[str]]:
+    """Position: the premises with two of the asked person's own (one leaning towards each
+    definite option, ``kin_balance.lean_fillers``) first and last, so the first and the last
+    premise lean towards the right option no more often than towards a wrong one (the path's
+    other steps all lean towards the right one)."""
+    own = [p for p in premises if head in (p[0], p[2])]
+    if len(own) < 2:
+        return premises
+    first, last = rng.sample(own, 2)
+    middle = [p for p in premises if p is not first and p is not last]
+    return [first, *middle, last]
+
+
 def balance_surface(
     rng: random.Random, item: dict[str, Any], targets: Mapping[str, float] | None = None
 ) -> tuple[dict[str, Any], float]:
     """Return ``item`` with its position/order premises worded to meet the rule targets, and
     the cost left (rules missing their target)."""
     goal = targets if targets is not None else dict.fromkeys(BALANCED, -1.0)
-    best, best_cost = item, _cost(item, goal)
     if item["domain"] == "kinship":
-        return best, best_cost
+        return item, _cost(item, goal)
     base = [tuple(p) for p in item["premises"]]
+    if item["domain"] == "position":
+        item = _worded(item, _at_ends(rng, [list(p) for p in base], item["query"][0]))
+    best, best_cost = item, _cost(item, goal)
     for _ in range(TRIES):
         if best_cost == 0:
             break
@@ -104,10 +127,9 @@ def balance_surface(
             for a, r, b in base
         ]
         rng.shuffle(premises)
-        question = question_text(
-            item["language"], item["domain"], item["frame"], premises, item["query"], item["sexes"]
-        )
-        candidate = {**item, "question": question, "premises": premises}
+        if item["domain"] == "position":
+            premises = _at_ends(rng, premises, item["query"][0])
+        candidate = _worded(item, premises)
         cost = _cost(candidate, goal)
         if cost < best_cost:
             best, best_cost = candidate, cost
