@@ -94,15 +94,25 @@ def _worded(item: dict[str, Any], premises: list[list[str]]) -> dict[str, Any]:
     return {**item, "question": question, "premises": premises}
 
 
-def _at_ends(rng: random.Random, premises: list[list[str]], head: str) -> list[list[str]]:
-    """Position: the premises with two of the asked person's own (one leaning towards each
-    definite option, ``kin_balance.lean_fillers``) first and last, so the first and the last
-    premise lean towards the right option no more often than towards a wrong one (the path's
-    other steps all lean towards the right one)."""
-    own = [p for p in premises if head in (p[0], p[2])]
-    if len(own) < 2:
+def _at_ends(rng: random.Random, premises: list[list[str]], item: Mapping[str, Any]) -> list[list[str]]:
+    """The premises with chosen ones first and last, so that what a probe reads off the first
+    and the last premise is drawn alike whatever the answer. Position: two of the asked
+    person's own (each leaning towards one definite option, ``kin_balance.lean_fillers``; the
+    path's other steps all lean towards the right one). Identity: an *is* premise first and an
+    *is not* one last (an "Uncertain" item's premises hold more *is*). Others: as they are."""
+    if item["domain"] == "position":
+        head = item["query"][0]
+        ends = [p for p in premises if head in (p[0], p[2])]
+        firsts = lasts = ends
+    elif item["domain"] == "identity":
+        firsts = [p for p in premises if p[1] == "is"]
+        lasts = [p for p in premises if p[1] == "is_not"]
+    else:
         return premises
-    first, last = rng.sample(own, 2)
+    if not firsts or not [p for p in lasts if p is not firsts[0]] or len(firsts + lasts) < 2:
+        return premises
+    first = rng.choice(firsts)
+    last = rng.choice([p for p in lasts if p is not first])
     middle = [p for p in premises if p is not first and p is not last]
     return [first, *middle, last]
 
@@ -116,8 +126,7 @@ def balance_surface(
     if item["domain"] == "kinship":
         return item, _cost(item, goal)
     base = [tuple(p) for p in item["premises"]]
-    if item["domain"] == "position":
-        item = _worded(item, _at_ends(rng, [list(p) for p in base], item["query"][0]))
+    item = _worded(item, _at_ends(rng, [list(p) for p in base], item))
     best, best_cost = item, _cost(item, goal)
     for _ in range(TRIES):
         if best_cost == 0:
@@ -127,8 +136,7 @@ def balance_surface(
             for a, r, b in base
         ]
         rng.shuffle(premises)
-        if item["domain"] == "position":
-            premises = _at_ends(rng, premises, item["query"][0])
+        premises = _at_ends(rng, premises, item)
         candidate = _worded(item, premises)
         cost = _cost(candidate, goal)
         if cost < best_cost:
