@@ -94,7 +94,9 @@ def _worded(item: dict[str, Any], premises: list[list[str]]) -> dict[str, Any]:
     return {**item, "question": question, "premises": premises}
 
 
-def _at_ends(rng: random.Random, premises: list[list[str]], item: Mapping[str, Any]) -> list[list[str]]:
+def _at_ends(
+    rng: random.Random, premises: list[list[str]], item: Mapping[str, Any]
+) -> list[list[str]]:
     """The premises with chosen ones first and last, so that what a probe reads off the first
     and the last premise is drawn alike whatever the answer. Position: two of the asked
     person's own (each leaning towards one definite option, ``kin_balance.lean_fillers``; the

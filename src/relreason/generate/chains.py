@@ -125,7 +125,9 @@ def leaning(table: dict[str, tuple[int, int]], signs: tuple[int, int]) -> list[s
     """Return the relations of ``table`` whose every nonzero sign is one of ``signs`` (the steps
     of a determined path towards that direction: north -> north_of; northeast -> north_of,
     east_of, northeast_of)."""
-    return [r for r in sorted(table) if all(v in (0, t) for v, t in zip(table[r], signs, strict=True))]
+    return [
+        r for r in sorted(table) if all(v in (0, t) for v, t in zip(table[r], signs, strict=True))
+    ]
 
 
 def position_chain(rng: random.Random, hops: int, determined: bool) -> Chain:

@@ -4,8 +4,8 @@ item's premises."""
 
 from __future__ import annotations
 
-from collections import Counter
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -108,7 +108,9 @@ def leaned_to(rng: random.Random, frame: str, relation: str) -> str:
     as a determined item's answer is given that step (each direction weighed by 1 / the
     number of steps leaning to it): the definite option an "Uncertain" item's path supports."""
     _, labels = _table(frame)
-    found = [name for name in labels.values() if name != "same_place" and relation in leans(frame, name)]
+    found = [
+        name for name in labels.values() if name != "same_place" and relation in leans(frame, name)
+    ]
     return rng.choices(found, weights=[1 / len(leans(frame, name)) for name in found])[0]
 
 
@@ -121,7 +123,11 @@ def lean_fillers(
     option). Every definite option then has one premise of the asked person leaning to it,
     drawn alike, so those premises say nothing of which is right."""
     found = list(premises)
-    at = [i for i, (a, _, b) in enumerate(found) if "P0" in (a, b) and int((b if a == "P0" else a)[1:]) > hops]
+    at = [
+        i
+        for i, (a, _, b) in enumerate(found)
+        if "P0" in (a, b) and int((b if a == "P0" else a)[1:]) > hops
+    ]
     for i, label in zip(at, wrong, strict=False):
         a, _, b = found[i]
         relation = rng.choice(leans(frame, label))
