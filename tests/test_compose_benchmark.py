@@ -152,3 +152,41 @@ def test_compose_runs_are_never_set_beside_mcr_figures(
         "Beside the papers: not possible" in printed
         or "compose" not in printed.split("Beside the papers")[1].split("\n\n")[0]
     )
+
+
+def test_a_run_of_the_shipped_set_after_it_is_regenerated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run folder written on the shipped set, then the set regenerated (here: a temporary
+    copy with one question changed): ``--resume`` refuses it naming the items (the folder keeps
+    no copy of the old items, and the prompts would differ), ``--rerun-changed`` runs it again
+    on the new set, and an unchanged copy resumes."""
+    import shutil
+
+    from relreason.generate import default
+
+    shipped = tmp_path / "default"
+    shutil.copytree(default.default_dir(), shipped)
+    monkeypatch.setattr(default, "default_dir", lambda: shipped)
+    out = tmp_path / "run"
+    args = ["run", "compose", "--language", "zh", "-m", "random", "--limit", "5"]
+    cli([*args, "--out", str(out), "--no-progress"])
+    lines = (out / "records.jsonl").read_text().splitlines()
+    (out / "records.jsonl").write_text(lines[0] + "\n")  # stopped after one item
+    cli(["run", "--resume", str(out)])  # the same set: resumes
+    assert len((out / "records.jsonl").read_text().splitlines()) == 5
+
+    path = shipped / "compose_zh.json"
+    items = json.loads(path.read_text("utf-8"))
+    items[1]["question"] += " (v2)"
+    path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    (out / "records.jsonl").write_text(lines[0] + "\n")
+    with pytest.raises(SystemExit) as refused:
+        main(["run", "--resume", str(out)])
+    assert refused.value.code
+    said = capsys.readouterr().err
+    assert "another configuration" in said and "--rerun-changed" in said, said
+    assert len((out / "records.jsonl").read_text().splitlines()) == 1  # nothing rewritten
+    cli(["run", "--resume", str(out), "--rerun-changed"])
+    records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    assert len(records) == 5 and "(v2)" in records[1]["prompt"]

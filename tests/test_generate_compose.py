@@ -255,17 +255,30 @@ def test_position_diagonals_are_right_as_often_as_sides_when_shown(
         assert abs(share[(frame, True)] - share[(frame, False)]) <= 0.15, share
 
 
-def test_direction_usage_ranks_a_direction_due_beside_the_asked_persons_premises() -> None:
-    from relreason.generate.kin_balance import LabelUsage, own_directions
+@pytest.mark.parametrize(("seed", "language"), [(1, "en"), (22, "ja")])
+def test_position_every_definite_option_has_one_asked_persons_premise_leaning_to_it(
+    seed: int, language: str
+) -> None:
+    """The asked person's three premises (path step, two fillers) lean one to each definite
+    option (determined and "Uncertain" items alike), and two of them are the first and the
+    last premise."""
+    import itertools
 
-    premises = [("P1", "behind", "P0"), ("P0", "left_of", "P2"), ("P1", "left_of", "P3")]
-    keys = own_directions(premises)
-    assert keys == ["own=in_front_of", "own=left_of"]  # read from P0, either wording
-    usage = LabelUsage(4)
-    item = {"answer": "front_left", "option_labels": ["front_left", "back", "right", "uncertain"]}
-    usage.count(item, keys)
-    assert usage.due(keys)("front_left") > usage.due(keys)("back")
-    assert usage.deficit("front_left") == 3 and usage.deficit("back") == -1
+    from relreason.generate.balance import _turn
+    from relreason.generate.kin_balance import leans
+
+    items = compose(ComposeOptions(language=language, domains=("position",), seed=seed, count=40))
+    for item in items:
+        head = item["query"][0]
+        own = [p for p in item["premises"] if head in (p[0], p[2])]
+        read = [r if a == head else str(_turn(r)) for a, r, _ in own]
+        definite = [x for x in item["option_labels"] if x != "uncertain"]
+        assert len(own) == 3 == len(definite), item["id"]
+        assert any(
+            all(r in leans(item["frame"], label) for r, label in zip(order, definite, strict=True))
+            for order in itertools.permutations(read)
+        ), (item["id"], read, definite)
+        assert head in item["premises"][0][::2] and head in item["premises"][-1][::2]
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -86,16 +86,50 @@ def _cost(item: Mapping[str, Any], targets: Mapping[str, float]) -> float:
     )
 
 
+def _worded(item: dict[str, Any], premises: list[list[str]]) -> dict[str, Any]:
+    """The item with ``premises`` (same facts, other wording or order) and its question."""
+    question = question_text(
+        item["language"], item["domain"], item["frame"], premises, item["query"], item["sexes"]
+    )
+    return {**item, "question": question, "premises": premises}
+
+
+def _at_ends(
+    rng: random.Random, premises: list[list[str]], item: Mapping[str, Any]
+) -> list[list[str]]:
+    """The premises with chosen ones first and last, so that what a probe reads off the first
+    and the last premise is drawn alike whatever the answer. Position: two of the asked
+    person's own (each leaning towards one definite option, ``kin_balance.lean_fillers``; the
+    path's other steps all lean towards the right one). Identity: an *is* premise first and an
+    *is not* one last (an "Uncertain" item's premises hold more *is*). Others: as they are."""
+    if item["domain"] == "position":
+        head = item["query"][0]
+        ends = [p for p in premises if head in (p[0], p[2])]
+        firsts = lasts = ends
+    elif item["domain"] == "identity":
+        firsts = [p for p in premises if p[1] == "is"]
+        lasts = [p for p in premises if p[1] == "is_not"]
+    else:
+        return premises
+    if not firsts or not [p for p in lasts if p is not firsts[0]] or len(firsts + lasts) < 2:
+        return premises
+    first = rng.choice(firsts)
+    last = rng.choice([p for p in lasts if p is not first])
+    middle = [p for p in premises if p is not first and p is not last]
+    return [first, *middle, last]
+
+
 def balance_surface(
     rng: random.Random, item: dict[str, Any], targets: Mapping[str, float] | None = None
 ) -> tuple[dict[str, Any], float]:
     """Return ``item`` with its position/order premises worded to meet the rule targets, and
     the cost left (rules missing their target)."""
     goal = targets if targets is not None else dict.fromkeys(BALANCED, -1.0)
-    best, best_cost = item, _cost(item, goal)
     if item["domain"] == "kinship":
-        return best, best_cost
+        return item, _cost(item, goal)
     base = [tuple(p) for p in item["premises"]]
+    item = _worded(item, _at_ends(rng, [list(p) for p in base], item))
+    best, best_cost = item, _cost(item, goal)
     for _ in range(TRIES):
         if best_cost == 0:
             break
@@ -104,10 +138,8 @@ def balance_surface(
             for a, r, b in base
         ]
         rng.shuffle(premises)
-        question = question_text(
-            item["language"], item["domain"], item["frame"], premises, item["query"], item["sexes"]
-        )
-        candidate = {**item, "question": question, "premises": premises}
+        premises = _at_ends(rng, premises, item)
+        candidate = _worded(item, premises)
         cost = _cost(candidate, goal)
         if cost < best_cost:
             best, best_cost = candidate, cost

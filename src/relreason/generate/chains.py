@@ -121,16 +121,27 @@ _ORDER_OPPOSITE = {
 }
 
 
+def leaning(table: dict[str, tuple[int, int]], signs: tuple[int, int]) -> list[str]:
+    """Return the relations of ``table`` whose every nonzero sign is one of ``signs`` (the steps
+    of a determined path towards that direction: north -> north_of; northeast -> north_of,
+    east_of, northeast_of)."""
+    return [
+        r for r in sorted(table) if all(v in (0, t) for v, t in zip(table[r], signs, strict=True))
+    ]
+
+
 def position_chain(rng: random.Random, hops: int, determined: bool) -> Chain:
-    """Return a position chain; ``determined`` steers every axis to one sign (no mixing)."""
+    """Return a position chain; ``determined`` steers every axis to one sign (no mixing).
+
+    P0's own step leans towards a direction drawn alike in both kinds (an undetermined path
+    mixes only after it), so the asked person's path premise is drawn as in a determined item."""
     frame = rng.choice(("compass", "relative"))
     table = COMPASS if frame == "compass" else RELATIVE
     opposite = _COMPASS_OPPOSITE if frame == "compass" else _RELATIVE_OPPOSITE
-    pool = sorted(table)
-    if determined:
-        target = rng.choice([s for s in COMPASS.values()])
-        pool = [r for r in pool if all(v in (0, t) for v, t in zip(table[r], target, strict=True))]
-    premises = [_orient(rng, f"P{i}", rng.choice(pool), f"P{i + 1}", opposite) for i in range(hops)]
+    lean = leaning(table, rng.choice(list(COMPASS.values())))
+    pool = lean if determined else sorted(table)
+    steps = [rng.choice(lean), *(rng.choice(pool) for _ in range(hops - 1))]
+    premises = [_orient(rng, f"P{i}", step, f"P{i + 1}", opposite) for i, step in enumerate(steps)]
     rng.shuffle(premises)
     sexes = {f"P{i}": rng.choice((MALE, FEMALE)) for i in range(hops + 1)}
     return Chain(tuple(premises), sexes, frame)

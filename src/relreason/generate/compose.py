@@ -38,8 +38,8 @@ from relreason.generate.kin_balance import (
     LabelUsage,
     WordUsage,
     contexts,
-    direction_rank,
-    own_directions,
+    lean_fillers,
+    leaned_to,
 )
 from relreason.generate.solver import solve
 
@@ -277,6 +277,8 @@ def _build(
         )
 
     prefer = None if usage is None or domain != "kinship" else usage.due(contexts(premises))
+    if domain == "position" and usage is not None:
+        prefer = usage.due([f"n={len(premises)}"])  # directions due (by premise count) first
     told = _told(domain, chain, premises)
     candidates: list[dict[str, Any]] = []
     for attempt in range(balance.OPTION_TRIES):
@@ -301,8 +303,18 @@ def _build(
                 (x_sex, y_sex),
                 avoid=avoid,
                 lengths=(None, "shorter", "longer")[attempt % 3],
-                prefer=direction_rank(premises, usage) if domain == "position" else prefer,
+                prefer=prefer,
             )
+        shown = premises
+        if domain == "position":  # each definite option leant to by one of P0's premises
+            wrong = [x for x in distractors if x != answer]
+            if answer == "uncertain":
+                path = next(p for p in premises if {p[0], p[2]} == {"P0", "P1"})
+                step = path[1] if path[0] == "P0" else str(balance._turn(path[1]))
+                lean = leaned_to(rng, chain.frame, step)
+                distractors = [lean, *(x for x in wrong if x != lean)][:wanted]
+                wrong = distractors[1:]
+            shown = lean_fillers(rng, premises, hops, chain.frame, wrong)
         labels = [answer, *distractors] if answer != "uncertain" else list(distractors)
         if domain == "kinship":
             patterns = [kin_words.pattern(options.language, w, y_sex, x_sex) for w in labels]
@@ -316,7 +328,7 @@ def _build(
             rest.insert(slot if slot <= len(rest) else rng.randrange(len(rest) + 1), gold)
         if options.offers_uncertain(domain):
             rest.append("uncertain")
-        item = assemble(options, domain, hops, index, told, premises, rename, gold, rest)
+        item = assemble(options, domain, hops, index, told, shown, rename, gold, rest)
         if domain == "kinship" and gold != "uncertain" and _named(item, gold, premises):
             return None  # the premises name the answer: a shortcut, not a question
         candidates.append(item)
@@ -374,7 +386,7 @@ def compose(options: ComposeOptions) -> list[dict[str, Any]]:
         if domain == "kinship":
             words.count(item, contexts(item["premises"], _asked(item)))
         elif domain == "position":
-            directions.count(item, own_directions(item["premises"], _asked(item)))
+            directions.count(item, [f"n={len(item['premises'])}"])
         for name, value in balance.scores(item).items():
             scored[domain][name] += value
         made[domain] += 1

@@ -5,7 +5,8 @@ leans the answer's way (all north for "north", all inside for "inside"), so the 
 own premise would give the answer away. Each end of the path gets two more premises, each to a
 new entity, in the relations of the same kind other than the path's step there (containment and
 order: the other two, so the asked box is inside one box, holds another and is apart from a
-third whatever the answer; position: two of the seven other directions, drawn): leaves, so they
+third whatever the answer; position: two of the other directions, drawn, and ``compose`` turns
+the asked end's towards the wrong options, ``kin_balance.lean_fillers``): leaves, so they
 change no answer and no proof depth.
 """
 

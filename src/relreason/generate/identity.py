@@ -11,6 +11,7 @@ be given its subtree (exact on a tree; the tests compare it with every assignmen
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Mapping, Sequence
 
@@ -235,11 +236,14 @@ def _say(rng: random.Random, a: str, relation: str, b: str) -> Triple:
 def chain(rng: random.Random, hops: int, want: str) -> Chain:
     """Return premises whose proof takes ``hops`` of them, and filler beside them.
 
-    The asked description is the same person as a few others (a tree of *is* premises); that
-    person is then named (one premise) or, as often, found by ruling the two others out (two
-    premises, or three or four where a person is ruled out through another description), or
-    (``uncertain``) only one is ruled out. Filler premises about other descriptions make every
-    person named in some *is* and some *is not* premise, so who is named where tells nothing.
+    The asked description is the same person as a few others (a tree of *is* premises, at
+    least one); that person is then named (one premise) or, as often from three hops on, found
+    by ruling the two others out (two premises, or three or four where a person is ruled out
+    through another description), or (``uncertain``) only one is ruled out. The asked
+    description is in one premise only, *is* the tree's next one (a person it is not would be
+    wrong on sight, and a larger tree around it would mark an "Uncertain" item). Filler
+    premises about other descriptions make every person named in some *is* and some *is not*
+    premise, so who is named where tells nothing; ``_padding`` evens the premise count.
     """
     people = [f"P{i}" for i in range(PEOPLE)]
     pool = rng.sample(sorted(DESCRIPTIONS), len(DESCRIPTIONS))
@@ -247,10 +251,10 @@ def chain(rng: random.Random, hops: int, want: str) -> Chain:
     others = [p for p in people if p != gold]
     rng.shuffle(others)
     if want == "uncertain":
-        indirect = rng.choice([i for i in (0, 1) if hops - 1 - i >= 0])
+        indirect = rng.choice([i for i in (0, 1) if hops - 1 - i >= 1])
         excluded, named = others[:1], False
-    elif hops >= 2 and rng.random() < 0.5:
-        indirect = rng.choice([i for i in (0, 1, 2) if hops - 2 - i >= 0])
+    elif hops >= 3 and rng.random() < 0.5:
+        indirect = rng.choice([i for i in (0, 1, 2) if hops - 2 - i >= 1])
         excluded, named = others, False
     else:
         indirect, excluded, named = 0, [], True
@@ -259,18 +263,20 @@ def chain(rng: random.Random, hops: int, want: str) -> Chain:
     premises: list[Triple] = []
     for _ in range(size):
         new = pool.pop()
-        premises.append(_say(rng, new, "is", rng.choice(same)))
+        premises.append(_say(rng, new, "is", rng.choice(same[1:] or same)))
         same.append(new)
+    told = same[1:]  # the asked description is in one premise only, the tree's first
     if named:
-        premises.append(_say(rng, rng.choice(same), "is", gold))
+        premises.append(_say(rng, rng.choice(told), "is", gold))
     for k, person in enumerate(excluded):
         if k < indirect:
             via = pool.pop()
-            premises.append(_say(rng, rng.choice(same), "is_not", via))
+            premises.append(_say(rng, rng.choice(told), "is_not", via))
             premises.append(_say(rng, via, "is", person))
         else:
-            premises.append(_say(rng, rng.choice(same), "is_not", person))
+            premises.append(_say(rng, rng.choice(told), "is_not", person))
     premises += _filler(rng, premises, people, pool)
+    premises += _padding(rng, premises, people, FILLER + hops - len(premises))
     sexes = {p: rng.choice(("M", "F")) for p in people}
     return Chain(shuffled(rng, premises), sexes, "people", query=(same[0], "?", "|".join(people)))
 
@@ -296,6 +302,31 @@ def _filler(
             needs_not.remove(unlike[0])
             filler.append(_say(rng, new, "is_not", unlike[0]))
     return filler
+
+
+FILLER = 5
+"""Premises beside the proof's: as many in every item (an "Uncertain" item's filler needs five,
+a determined one's four or five), so the premise count says nothing of the answer."""
+
+
+def _padding(
+    rng: random.Random, premises: Sequence[Triple], people: Sequence[str], wanted: int
+) -> list[Triple]:
+    """Return up to ``wanted`` premises between two filler descriptions (each already the same
+    as a named person, in no premise of the asked one's tree), saying what their people make
+    true: no person named, no answer changed (they join two parts of the forest)."""
+    fits = {
+        (b if a in people else a): (a if a in people else b)
+        for a, r, b in premises
+        if r == "is" and (a in people) != (b in people)
+    }
+    linked = {x for a, _, b in premises for x in (a, b) if a not in people and b not in people}
+    free = sorted(d for d in fits if d not in linked)
+    rng.shuffle(free)
+    found: list[Triple] = []
+    for a, b in itertools.pairwise(free[: wanted + 1] if wanted > 0 else []):
+        found.append(_say(rng, a, "is" if fits[a] == fits[b] else "is_not", b))
+    return found
 
 
 def question(

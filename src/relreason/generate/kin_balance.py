@@ -4,13 +4,15 @@ item's premises."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import relreason.generate.chains as chains
-from relreason.generate import balance, heuristics, kin_words
+from relreason.generate import balance, kin_words
+from relreason.generate.spatial import COMPASS, COMPASS_LABELS, RELATIVE, RELATIVE_LABELS
 
 
 @dataclass
@@ -82,56 +84,52 @@ def contexts(premises: Any, head: str = "P0") -> list[str]:
 @dataclass
 class LabelUsage(WordUsage):
     """Position: how often each direction label was the right option and a wrong one so far
-    (one language), overall and beside each direction the asked person's own premises name
-    (``own_directions``), as ``WordUsage`` counts kin words."""
+    (one language), as ``WordUsage`` counts kin words (overall only: the asked person's own
+    premises follow the options, ``lean_fillers``)."""
 
     def word(self, item: dict[str, Any], label: str) -> str:
         """The label itself (a direction: ``front_left``, ``north``)."""
         return label
 
 
-def own_directions(premises: Any, head: str = "P0") -> list[str]:
-    """Position: the relations of the asked person's own premises, read from them (the same
-    whichever way a premise is worded), as contexts of ``LabelUsage``."""
-    from relreason.generate.balance import _turn
+def _table(frame: str) -> tuple[dict[str, tuple[int, int]], dict[tuple[int, int], str]]:
+    return (COMPASS, COMPASS_LABELS) if frame == "compass" else (RELATIVE, RELATIVE_LABELS)
 
-    found = []
-    for a, relation, b in premises:
-        if head in (a, b):
-            read = relation if a == head else _turn(str(relation))
-            found.append(f"own={read}")
+
+def leans(frame: str, label: str) -> list[str]:
+    """Position: the relations (read from the asked person) a determined item's path premise
+    there can have when ``label`` is its answer (``chains.leaning``)."""
+    table, labels = _table(frame)
+    return chains.leaning(table, next(s for s, name in labels.items() if name == label))
+
+
+def leaned_to(rng: random.Random, frame: str, relation: str) -> str:
+    """Position: a direction ``relation`` (the asked person's path step) leans towards, drawn
+    as a determined item's answer is given that step (each direction weighed by 1 / the
+    number of steps leaning to it): the definite option an "Uncertain" item's path supports."""
+    _, labels = _table(frame)
+    found = [
+        name for name in labels.values() if name != "same_place" and relation in leans(frame, name)
+    ]
+    return rng.choices(found, weights=[1 / len(leans(frame, name)) for name in found])[0]
+
+
+def lean_fillers(
+    rng: random.Random, premises: list[chains.Triple], hops: int, frame: str, wrong: list[str]
+) -> list[chains.Triple]:
+    """Position: the premises with the asked person's filler premises (``filler.mirror``: to
+    new people, P(hops+1) on) each leaning towards one of the ``wrong`` options, as the path
+    premise leans towards the right one (or, in an "Uncertain" item, towards ``leaned_to``'s
+    option). Every definite option then has one premise of the asked person leaning to it,
+    drawn alike, so those premises say nothing of which is right."""
+    found = list(premises)
+    at = [
+        i
+        for i, (a, _, b) in enumerate(found)
+        if "P0" in (a, b) and int((b if a == "P0" else a)[1:]) > hops
+    ]
+    for i, label in zip(at, wrong, strict=False):
+        a, _, b = found[i]
+        relation = rng.choice(leans(frame, label))
+        found[i] = (a, relation, b) if a == "P0" else (a, balance._OPPOSITE[relation], b)
     return found
-
-
-def named_at_head(premises: list[chains.Triple], head: str) -> Callable[[str], float]:
-    """Position: prefer the wrong directions the asked person's own premises name (read from
-    them: the fillers'), so that those premises name the right option no more than the others."""
-    named: set[str] = set()
-    for a, relation, b in premises:
-        if head in (a, b):
-            read = relation if a == head else balance._turn(relation)
-            named |= set(heuristics.named_label(str(read)))
-    return lambda label: float(label in named)
-
-
-def direction_rank(
-    premises: list[chains.Triple], usage: WordUsage | None
-) -> Callable[[str], float]:
-    """Position: rank the wrong directions: those due as wrong options (right more than one
-    time in n of their showings) beside the asked person's own premises, then overall, then
-    those these premises name (``named_at_head``), then by how due they are."""
-    named = named_at_head(premises, "P0")
-    if usage is None:
-        return named
-    keys = own_directions(premises)
-
-    def rank(label: str) -> float:
-        deficit = usage.deficit(label)
-        return (
-            1e9 * usage.due_in(keys, label)
-            + 1e6 * (deficit > 0)
-            + 1e3 * named(label)
-            + max(-500.0, min(500.0, deficit))
-        )
-
-    return rank
