@@ -38,11 +38,11 @@ def position_audit(runs: Runs) -> Table:
     drill: dict[tuple[int, str], Drill] = {}
     for _, run in runs.runs.iterrows():
         mine = runs.items_of(run["run_id"])
-        answered = mine[mine["answer"].notna()]
-        letters = sorted(set(mine["gold"].dropna()) | set(answered["answer"]))
-        for letter in letters:
-            gold = float((mine["gold"] == letter).mean()) if len(mine) else 0.0
-            chosen = float((answered["answer"] == letter).mean()) if len(answered) else 0.0
+        golds, answers = mine["gold"].value_counts(), mine["answer"].value_counts()
+        answered = int(answers.sum())
+        for letter in sorted(set(golds.index) | set(answers.index)):
+            gold = int(golds.get(letter, 0)) / len(mine)
+            chosen = int(answers.get(letter, 0)) / answered if answered else 0.0
             drill[(len(rows), "chosen")] = Drill((run["run_id"],), (("answer", letter),))
             drill[(len(rows), "gold")] = Drill((run["run_id"],), (("gold", letter),))
             rows.append(

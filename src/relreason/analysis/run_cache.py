@@ -60,12 +60,10 @@ def cached_read(
     reading is kept when ``keep(value)`` (e.g. the run is complete)."""
     key = folder_stamp(folder)
     path = cache_file(folder)
-    try:
+    with contextlib.suppress(OSError, EOFError, ValueError, TypeError, KeyError):
         found = marshal.loads(path.read_bytes())
         if isinstance(found, dict) and found.get("key") == key:
             return found["value"]  # type: ignore[no-any-return]
-    except (OSError, EOFError, ValueError, TypeError, KeyError):
-        pass
     value = read()
     if keep(value):
         with contextlib.suppress(UsageError, ValueError):  # an unwritable cache only costs time

@@ -313,19 +313,32 @@ def _padding(
     rng: random.Random, premises: Sequence[Triple], people: Sequence[str], wanted: int
 ) -> list[Triple]:
     """Return up to ``wanted`` premises between two filler descriptions (each already the same
-    as a named person, in no premise of the asked one's tree), saying what their people make
-    true: no person named, no answer changed (they join two parts of the forest)."""
+    as a named person, in no premise between descriptions), saying what their people make
+    true: no person named, no answer changed. Only two already linked through the people are
+    joined, so the premises fall into as many parts as before (a rule reads parts)."""
     fits = {
         (b if a in people else a): (a if a in people else b)
         for a, r, b in premises
         if r == "is" and (a in people) != (b in people)
     }
+    owner: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while owner.setdefault(x, x) != x:
+            x = owner[x]
+        return x
+
+    for a, _, b in premises:
+        owner[root(a)] = root(b)
     linked = {x for a, _, b in premises for x in (a, b) if a not in people and b not in people}
     free = sorted(d for d in fits if d not in linked)
     rng.shuffle(free)
     found: list[Triple] = []
-    for a, b in itertools.pairwise(free[: wanted + 1] if wanted > 0 else []):
-        found.append(_say(rng, a, "is" if fits[a] == fits[b] else "is_not", b))
+    used: set[str] = set()  # each filler description joined once (the forest stays a forest)
+    for a, b in itertools.combinations(free, 2):
+        if len(found) < wanted and not {a, b} & used and root(a) == root(b):
+            found.append(_say(rng, a, "is" if fits[a] == fits[b] else "is_not", b))
+            used |= {a, b}
     return found
 
 

@@ -17,6 +17,7 @@ machine whose build works).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import importlib.util
 import json
@@ -128,13 +129,11 @@ def _read_verdicts() -> dict[str, dict[str, Any]]:
 def _write_verdicts(verdicts: dict[str, dict[str, Any]]) -> None:
     """Write atomically; a cache that cannot be written only costs a probe next time."""
     path = cache_root() / VERDICTS_FILE
-    try:
+    with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
         temporary.write_text(json.dumps(verdicts, indent=1), encoding="utf-8")
         temporary.replace(path)
-    except OSError:
-        pass
 
 
 def _main(model: str | None) -> int:

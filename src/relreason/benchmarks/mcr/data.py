@@ -138,10 +138,9 @@ def normalize_method(name: str) -> str:
 def normalize_mode(name: str) -> Mode:
     """Return the scoring mode (one of ``MODES``); raises ``UsageError`` when unknown."""
     key = str(name).strip().lower()
-    if key == "robust":
-        return "robust"
-    if key == "paper":
-        return "paper"
+    for mode in MODES:
+        if key == mode:
+            return mode
     raise UsageError(f"unknown MCR scoring mode {name!r}; valid: {', '.join(MODES)}")
 
 

@@ -13,6 +13,7 @@ SDK's results (first choice, usage, top logprobs) in :mod:`relreason.models.open
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
@@ -387,10 +388,8 @@ def _http_client(sdk: Any, limit: Callable[[], int]) -> dict[str, Any]:
     raises ``RuntimeError`` when made, and the SDK's httpx client is used."""
     aio = getattr(sdk, "DefaultAioHttpClient", None)
     if aio is not None:
-        try:
+        with contextlib.suppress(RuntimeError, ImportError):
             return {"http_client": capped_client(aio, limit)}
-        except (RuntimeError, ImportError):
-            pass
     return {"http_client": capped_client(sdk.DefaultAsyncHttpxClient, limit)}
 
 
