@@ -39,7 +39,7 @@ def test_responses_round_trip_through_the_database(response: Response) -> None:
     with tempfile.TemporaryDirectory(prefix="relreason-cache-") as folder:
         cache = ResponseCache(Path(folder) / "c.sqlite3")
         key = cache_key(IDENTITY, "generate", "prompt", {"params": PARAMS})
-        cache.put(key, response)
+        cache.put_many([(key, response)])
         if response.text is None and response.choice_logprobs is None:
             assert cache.get(key) is None  # not an answer: never stored
         else:
@@ -84,7 +84,7 @@ def test_many_keys_are_read_in_chunks(tmp_path: Path) -> None:
 def _writer(path: str, worker: int, n: int) -> None:
     cache = ResponseCache(Path(path))
     for i in range(n):
-        cache.put(f"w{worker}-{i}", Response(text=f"{worker}:{i}"))
+        cache.put_many([(f"w{worker}-{i}", Response(text=f"{worker}:{i}"))])
     cache.close()
 
 

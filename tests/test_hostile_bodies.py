@@ -97,8 +97,8 @@ def test_a_hostile_body_fails_its_item_in_bounded_memory(
 
 def test_a_cached_answer_over_the_cap_is_asked_again(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "cache.sqlite3", max_bytes=1000)
-    cache.put("big", Response(text="x" * 5000))
-    cache.put("small", Response(text="y"))
+    cache.put_many([("big", Response(text="x" * 5000))])
+    cache.put_many([("small", Response(text="y"))])
     try:
         assert set(cache.get_many(["big", "small"])) == {"small"}
         assert cache.oversized == 1

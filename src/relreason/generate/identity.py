@@ -251,7 +251,7 @@ def chain(rng: random.Random, hops: int, want: str) -> Chain:
     others = [p for p in people if p != gold]
     rng.shuffle(others)
     if want == "uncertain":
-        indirect = rng.choice([i for i in (0, 1) if hops - 1 - i >= 1])
+        indirect = rng.choice([i for i in (0, 1) if hops - 1 - i >= 1] or [0])
         excluded, named = others[:1], False
     elif hops >= 3 and rng.random() < 0.5:
         indirect = rng.choice([i for i in (0, 1, 2) if hops - 2 - i >= 1])
@@ -265,7 +265,7 @@ def chain(rng: random.Random, hops: int, want: str) -> Chain:
         new = pool.pop()
         premises.append(_say(rng, new, "is", rng.choice(same[1:] or same)))
         same.append(new)
-    told = same[1:]  # the asked description is in one premise only, the tree's first
+    told = same[1:] or same  # the asked description in one premise only (but at one hop)
     if named:
         premises.append(_say(rng, rng.choice(told), "is", gold))
     for k, person in enumerate(excluded):

@@ -218,7 +218,7 @@ def translate(
     secrets = tuple(secrets)
     if isinstance(exc, TransientError | APIRequestError):
         return exc
-    refused = _refused_body(exc)
+    refused = next((e for e in _chain(exc) if isinstance(e, BodyRefusedError)), None)
     if refused is not None:  # the same server would send the same body: not retried
         message = scrub(f"{service}: {refused}", secrets)
         return APIRequestError(message, status_code=refused.status, fatal=False)
@@ -253,11 +253,6 @@ def _chain(exc: BaseException) -> list[BaseException]:
         chain.append(seen)
         seen = seen.__cause__ or seen.__context__
     return chain
-
-
-def _refused_body(exc: BaseException) -> BodyRefusedError | None:
-    """The ``BodyRefusedError`` behind ``exc`` (an SDK may wrap it), or None."""
-    return next((e for e in _chain(exc) if isinstance(e, BodyRefusedError)), None)
 
 
 def _no_connection(exc: BaseException) -> bool:

@@ -247,10 +247,6 @@ class ResponseCache:
         conn.execute("COMMIT")
         return len(rows)
 
-    def put(self, key: str, response: Response) -> None:
-        """Store one successful response (an error response is skipped)."""
-        self.put_many([(key, response)])
-
     def info(self) -> dict[str, Any]:
         """The cache's path, number of responses and size on disk in bytes."""
         size = sum(
