@@ -158,9 +158,10 @@ def test_a_run_of_the_shipped_set_after_it_is_regenerated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A run folder written on the shipped set, then the set regenerated (here: a temporary
-    copy with one question changed): ``--resume`` refuses it naming the items (the folder keeps
-    no copy of the old items, and the prompts would differ), ``--rerun-changed`` runs it again
-    on the new set, and an unchanged copy resumes."""
+    copy with one question changed): ``--resume`` asks exactly the items the folder keeps
+    (``items.jsonl``); a folder without them (made before they were kept) is refused naming
+    the items and ``--rerun-changed``, which runs it again on the new set; an edited copy is
+    refused naming the file, item and field."""
     import shutil
 
     from relreason.generate import default
@@ -172,14 +173,32 @@ def test_a_run_of_the_shipped_set_after_it_is_regenerated(
     args = ["run", "compose", "--language", "zh", "-m", "random", "--limit", "5"]
     cli([*args, "--out", str(out), "--no-progress"])
     lines = (out / "records.jsonl").read_text().splitlines()
-    (out / "records.jsonl").write_text(lines[0] + "\n")  # stopped after one item
-    cli(["run", "--resume", str(out)])  # the same set: resumes
-    assert len((out / "records.jsonl").read_text().splitlines()) == 5
+    kept = (out / "items.jsonl").read_text("utf-8")
+    assert len(kept.splitlines()) == 300
 
     path = shipped / "compose_zh.json"
     items = json.loads(path.read_text("utf-8"))
     items[1]["question"] += " (v2)"
     path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    (out / "records.jsonl").write_text(lines[0] + "\n")  # stopped after one item
+    cli(["run", "--resume", str(out)])  # the old items, as kept
+    records = (out / "records.jsonl").read_text().splitlines()
+    assert records == lines and (out / "items.jsonl").read_text("utf-8") == kept
+
+    edited = kept.replace('"gold": "A"', '"gold": "B"', 1)
+    assert edited != kept
+    (out / "items.jsonl").write_text(edited, "utf-8")
+    with pytest.raises(SystemExit) as refused:
+        main(["run", "--resume", str(out)])
+    said = capsys.readouterr().err
+    assert refused.value.code and "items.jsonl, item" in said and "field 'gold'" in said, said
+    (out / "items.jsonl").write_text('{"index": "x"}\n', "utf-8")
+    with pytest.raises(SystemExit):
+        main(["run", "--resume", str(out)])
+    said = capsys.readouterr().err
+    assert "items.jsonl, item line 1, field 'index'" in said, said
+
+    (out / "items.jsonl").unlink()  # a folder of an older relreason
     (out / "records.jsonl").write_text(lines[0] + "\n")
     with pytest.raises(SystemExit) as refused:
         main(["run", "--resume", str(out)])
@@ -190,3 +209,4 @@ def test_a_run_of_the_shipped_set_after_it_is_regenerated(
     cli(["run", "--resume", str(out), "--rerun-changed"])
     records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
     assert len(records) == 5 and "(v2)" in records[1]["prompt"]
+    assert "(v2)" in (out / "items.jsonl").read_text("utf-8")  # the new items kept

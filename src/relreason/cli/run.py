@@ -190,7 +190,7 @@ def _run_main(
 
     manifest = load_manifest(resume)
     shown = bool(manifest.options.get("show_progress"))
-    task = resume_task(manifest, data_dir)  # every option the run was given, --mode included
+    task = resume_task(manifest, data_dir, resume)  # every option given, its kept items
     announce(resume)
     summary = resume_run(resume, data_dir=data_dir, task=task, rerun_changed=rerun_changed)
     _finish(summary, resume, task.strict, printed=shown, data_dir=data_dir)

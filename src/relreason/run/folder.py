@@ -1,9 +1,11 @@
 """The run folder's configuration and manifest: what makes two runs the same run, a new run's
-manifest, the capability check before anything is written, and creating a run folder or
-checking that an existing one matches."""
+manifest, the capability check before anything is written, creating a run folder or
+checking that an existing one matches, and the copy of a generated benchmark's items
+(:data:`ITEMS`) that a resume asks again."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import platform
 import sys
@@ -12,8 +14,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from relreason.errors import RelreasonError, UsageError
-from relreason.files import atomic_write_json
+from pydantic import TypeAdapter, ValidationError
+
+from relreason.errors import DataError, RelreasonError, UsageError
+from relreason.files import atomic_write_json, atomic_write_text
 from relreason.models.base import ModelBackend
 from relreason.records import (
     FORMAT_VERSION,
@@ -23,6 +27,7 @@ from relreason.records import (
     Manifest,
     is_run_folder,
     load_manifest,
+    load_records,
     utc_now,
 )
 from relreason.records.folder import git_commit
@@ -40,8 +45,15 @@ from relreason.run.selection import (
     selection_text,
     servers_of,
 )
+from relreason.types import EvalItem
 from relreason.types import Task as EvalTask
 from relreason.version import __version__
+
+ITEMS = "items.jsonl"
+"""The items a run of a benchmark without pinned data files (compose: its bundled set is
+regenerated, a file of your own may change) asks, one ``EvalItem`` a line, written when it
+starts: ``--resume`` asks them again, whatever the set holds now."""
+_ITEM = TypeAdapter(EvalItem)
 
 
 def compared_description(task: EvalTask) -> dict[str, Any]:
@@ -244,10 +256,70 @@ def make_folder(out_dir: Path) -> None:
         raise UsageError(f"cannot create output folder {out_dir}: {reason}") from None
 
 
-def resume_task(manifest: Manifest, data_dir: Path | None = None) -> EvalTask:
+def keep_items(out_dir: Path, task: EvalTask, started: bool) -> None:
+    """Keep the items of a run of a benchmark without pinned data files (:data:`ITEMS`; ConvRe's
+    and MCR's are checksummed, and would take megabytes a run) when it ``started`` (a new
+    manifest) or its folder, of an older relreason, keeps none."""
+    from relreason import benchmarks
+
+    name = task.benchmark
+    if name not in benchmarks.names() or benchmarks.get(name).files is not None:
+        return
+    if started or not (out_dir / ITEMS).is_file():
+        lines = (
+            json.dumps(dataclasses.asdict(i), ensure_ascii=False, default=str) for i in task.items
+        )
+        atomic_write_text(out_dir / ITEMS, "".join(f"{line}\n" for line in lines))
+
+
+def recorded_items(out_dir: Path, fingerprint: object) -> tuple[EvalItem, ...] | None:
+    """The items the run in ``out_dir`` keeps (:data:`ITEMS`), None for a folder without them.
+    Raises ``DataError`` naming the file, the item (its line, or its id) and the field for a
+    malformed line or an item that is not the one its record or the manifest's ``fingerprint``
+    says the run asked."""
+    file = out_dir / ITEMS
+    if not file.is_file():
+        return None
+    fix = "; delete the file to resume on the items as the benchmark builds them now"
+    items = []
+    try:
+        lines = file.read_bytes().splitlines()
+    except OSError as error:
+        raise DataError(str(file), f"cannot read ({error.strerror or error})") from None
+    for n, line in enumerate(lines, 1):
+        try:
+            items.append(_ITEM.validate_json(line))
+        except ValidationError as error:
+            first = error.errors(include_url=False)[0]
+            field = ".".join(str(p) for p in first["loc"]) or None
+            raise DataError(str(file), first["msg"] + fix, item=f"line {n}", field=field) from None
+    if items_fingerprint(items) == fingerprint:
+        return tuple(items)
+    records = load_records(out_dir)
+    for item in items:
+        for name in ("item_id", "gold", "prompt"):
+            if records.get(item.index, {}).get(name) not in (None, getattr(item, name)):
+                raise DataError(
+                    str(file),
+                    "not what its record says was asked" + fix,
+                    item=item.item_id,
+                    field=name,
+                )
+    raise DataError(str(file), "not the items the manifest's fingerprint says the run asked" + fix)
+
+
+def resume_task(
+    manifest: Manifest, data_dir: Path | None = None, out_dir: Path | None = None
+) -> EvalTask:
     """The task a run's manifest describes, rebuilt with every parameter it was run with (for
-    the model and API it used). Raises ``UsageError`` when it names no registered benchmark."""
+    the model and API it used), asking the items its folder ``out_dir`` keeps where it keeps
+    them (:data:`ITEMS`). Raises ``UsageError`` when it names no registered benchmark,
+    ``DataError`` for a damaged copy of the items."""
     from relreason.run.plan import task_from_description
 
     api = str(manifest.model.options.get("api") or "chat")
-    return task_from_description(manifest.description, data_dir, spec=manifest.spec, api=api)
+    task = task_from_description(manifest.description, data_dir, spec=manifest.spec, api=api)
+    kept = None if out_dir is None else recorded_items(out_dir, manifest.config.get("items"))
+    if kept is None:
+        return task
+    return dataclasses.replace(task, items=kept, description=manifest.description)

@@ -55,6 +55,7 @@ from relreason.run.cost import Price, estimate_cost, load_prices
 from relreason.run.events import Event, ItemFinished, Working
 from relreason.run.folder import (
     check_capabilities,
+    keep_items,
     make_folder,
     new_manifest,
     prepare_folder,
@@ -136,6 +137,7 @@ async def arun_task(
     make_folder(out_dir)
     with RunLock(out_dir):
         manifest = prepare_folder(out_dir, config, fresh, rerun_changed=rerun_changed)
+        keep_items(out_dir, task, manifest is fresh)
         sessions = len(manifest.sessions)
         try:
             summary = await _run_locked(
@@ -383,7 +385,7 @@ async def aresume_run(
     options = override_options(options, options_override)
     own_backend = backend is None
     if task is None:
-        task = resume_task(manifest, data_dir)
+        task = resume_task(manifest, data_dir, out_dir)
     if backend is None:
         from relreason.models.registry import load_backend
 
