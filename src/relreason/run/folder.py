@@ -274,9 +274,9 @@ def keep_items(out_dir: Path, task: EvalTask, started: bool) -> None:
 
 def recorded_items(out_dir: Path, fingerprint: object) -> tuple[EvalItem, ...] | None:
     """The items the run in ``out_dir`` keeps (:data:`ITEMS`), None for a folder without them.
-    Raises ``DataError`` naming the file, the item (its line, or its id) and the field for a
-    malformed line or an item that is not the one its record or the manifest's ``fingerprint``
-    says the run asked."""
+    Raises ``DataError`` for a malformed line (naming the file, the line and the field) or
+    items other than the manifest's ``fingerprint`` says the run asked (naming the file, and the
+    item and field where the item's record shows the change)."""
     file = out_dir / ITEMS
     if not file.is_file():
         return None
