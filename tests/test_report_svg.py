@@ -1,6 +1,6 @@
 """The HTML report's figures are SVG written directly (``analysis/svg.py``): for any lines or grid
 the text is well-formed XML no wider than a printed page, with every series in the legend (one
-``<g id="legend">``), every row and column label, the axis labels and the colour bar's label;
+``<g class="legend">``), every row and column label, the axis labels and the colour bar's label;
 a cell's value is written only where it fits. A report's HTML page imports no matplotlib
 (``--figures`` writes the same SVG, and PDF and PNG painted by matplotlib: test_report_tables)."""
 
@@ -55,7 +55,7 @@ def test_lines_show_every_series_and_both_axes(
         [(x, f"{x:g}") for x in sorted(xs)], 3.4, "hue", chance=True,
     )  # fmt: skip
     root, texts = _parsed(to_svg(chart))
-    legends = [g for g in root.iter(f"{NS}g") if g.get("id") == "legend"]
+    legends = [g for g in root.iter(f"{NS}g") if g.get("class") == "legend"]
     assert len(legends) == 1
     shown = [t.text for t in legends[0].iter(f"{NS}text")]
     assert set(shown) == {"hue", "chance (0.5)", *(label for labels in panels for label in labels)}

@@ -2,7 +2,8 @@
 :class:`Label`) in points, and written as SVG text directly for the HTML report (matplotlib's
 layout took seconds a page; this takes milliseconds); :mod:`relreason.analysis.figure_files`
 paints the same marks with matplotlib for PDF and PNG files. Text of 8 pt and up, the room it
-needs estimated at ``EM`` of its size a character; the legend a ``<g id="legend">``."""
+needs estimated at ``EM`` of its size a character; the legend a ``<g class="legend">`` (a class,
+not an id: a page holds several figures)."""
 
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ def to_svg(chart: Chart) -> str:
     width, height, marks, legend = layout(chart)
     body = "".join(map(_svg, marks))
     if legend:
-        body += f'<g id="legend">{"".join(map(_svg, legend))}</g>'
+        body += f'<g class="legend">{"".join(map(_svg, legend))}</g>'
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.1f}pt" height="{height:.1f}pt" '
         f'viewBox="0 0 {width:.1f} {height:.1f}" font-family="DejaVu Sans, Arial, sans-serif">'
