@@ -26,7 +26,7 @@ _MEASURE = """svg => {
   const texts = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim());
   return {
     width_pt: svg.viewBox.baseVal.width,
-    legend: svg.querySelectorAll('g[id^="legend"]').length,
+    legend: svg.querySelectorAll('g.legend').length,
     labels: texts.map(t => t.textContent.trim()),
     texts: texts.map(t => {
       const r = t.getBoundingClientRect();
