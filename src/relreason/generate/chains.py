@@ -62,8 +62,9 @@ def _hidden_label(world: World, x: int, y: int, rng: random.Random) -> tuple[Wor
 def kinship_chain(rng: random.Random, language: str, hops: int) -> Chain | None:
     """Return a kinship chain of ``hops`` premises ending on a word of ``language``, or None.
 
-    Where ``language`` has words that leave a sex open (English, French), P0's own premise uses
-    one of them, and the other premises draw from all the words."""
+    P0's own premise uses a word that leaves its sex open, and the other premises draw from all
+    the words (but a word that names its object's sex, Korean 형/오빠, never has for its object
+    a person whose own word leaves the sex open)."""
     relations = sorted(lexicon.KIN_PREMISE[language])
     start, node = kin_world._new_person(World(), rng.choice((MALE, FEMALE)))
     world = dataclasses.replace(start, names=((f"P{hops}", node),))
@@ -77,6 +78,9 @@ def kinship_chain(rng: random.Random, language: str, hops: int) -> Chain | None:
         # English and French: the asked person's own premise leaves their sex open (a sex
         # sentence gives it, or nothing does and the answer may be "Uncertain": ``compose``).
         pool = [r for r in relations if r in kin_world.NEUTRAL] if i == 0 else relations
+        if premises and premises[-1][1] in kin_world.NEUTRAL:
+            # Korean 형/오빠 name Y's sex too: not of a person whose sex is left open
+            pool = [r for r in pool or relations if "|" not in lexicon.KIN_PREMISE[language][r]]
         for relation in pool or relations:
             for grown in kin_world.place(world, name, relation, here, inverse=False):
                 x = grown.node(name)

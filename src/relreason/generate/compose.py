@@ -38,6 +38,8 @@ from relreason.generate.kin_balance import (
     LabelUsage,
     WordUsage,
     contexts,
+    kin_fillers,
+    kin_leans,
     lean_fillers,
     leaned_to,
 )
@@ -51,6 +53,7 @@ MAX_OPTIONS = 7
 _ATTEMPTS = 400
 _REDRAWS = 3
 _KIN_REDRAWS = 8  # kinship: more draws, to find a right word not yet right too often
+_KIN_FILLERS = 2  # kinship: P0's filler premises (one per wrong option of a 4-option item)
 _DEFINITE = {"kinship": 99, "position": 8, "order": 3} | {
     name: spec.definite for name, spec in SPECS.items()
 }
@@ -121,6 +124,8 @@ def _draw(
         chain = chains.kinship_chain(rng, options.language, hops)
         if chain is None:
             return None
+        fillers = {f"P{hops + 1 + k}": rng.choice("MF") for k in range(_KIN_FILLERS)}
+        chain = dataclasses.replace(chain, sexes={**chain.sexes, **fillers})
     elif domain in SPECS:
         chain = SPECS[domain].chain(rng, hops, str(want))
     elif domain == "position":
@@ -143,8 +148,11 @@ def _draw(
         unsure = solve(opened[0], query)
         if expected(options.language, domain, unsure) != "uncertain":
             return None
+        sure = solve(opened[1], query)
+        if expected(options.language, domain, sure) in (None, "uncertain"):
+            return None  # Chinese, Japanese, Korean: an age left open stays "Uncertain"
         premises = opened[0] if want == "uncertain" else opened[1]
-        labels = unsure if want == "uncertain" else None
+        labels = unsure if want == "uncertain" else sure
     elif domain == "kinship":
         kin_sexes.tail_sex(premises, chain.sexes, f"P{hops}")
     if labels is None:
@@ -315,6 +323,21 @@ def _build(
                 distractors = [lean, *(x for x in wrong if x != lean)][:wanted]
                 wrong = distractors[1:]
             shown = lean_fillers(rng, premises, hops, chain.frame, wrong)
+        if domain == "kinship":
+            found = _kin_shown(
+                rng,
+                options.language,
+                premises,
+                hops,
+                answer,
+                distractors,
+                possible,
+                (y_sex, x_sex),
+                usage,
+            )
+            if found is None:
+                continue
+            shown = found
         labels = [answer, *distractors] if answer != "uncertain" else list(distractors)
         if domain == "kinship":
             patterns = [kin_words.pattern(options.language, w, y_sex, x_sex) for w in labels]
@@ -332,7 +355,29 @@ def _build(
         if domain == "kinship" and gold != "uncertain" and _named(item, gold, premises):
             return None  # the premises name the answer: a shortcut, not a question
         candidates.append(item)
-    return balance.choose(rng, candidates, goal)
+    return balance.choose(rng, candidates, goal) if candidates else None
+
+
+def _kin_shown(
+    rng: random.Random,
+    language: str,
+    premises: list[chains.Triple],
+    hops: int,
+    answer: str,
+    distractors: list[str],
+    possible: frozenset[str],
+    sexes: tuple[str, str],
+    usage: WordUsage | None,
+) -> list[chains.Triple] | None:
+    """Kinship: the premises with P0's filler premises, one leaning to each wrong definite
+    option (in an "Uncertain" item, to all but one its path premise leans to), or None."""
+    wrong = [(w, str(kin_words.pattern(language, w, *sexes))) for w in distractors]
+    if answer == "uncertain":
+        step = next(r for a, r, b in premises if (a, b) == ("P0", "P1"))
+        leant = [x for x in wrong if step in kin_leans(x[1])] or wrong
+        wrong.remove(rng.choice(leant))
+    weight = usage.step_weight if usage is not None else (lambda word, relation: 0.0)
+    return kin_fillers(rng, language, premises, hops, wrong[:_KIN_FILLERS], possible, weight)
 
 
 def _rename(

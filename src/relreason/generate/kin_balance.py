@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import relreason.generate.chains as chains
+import relreason.generate.lexicon as lexicon
 from relreason.generate import balance, kin_words
+from relreason.generate.kin_world import NEUTRAL
 from relreason.generate.spatial import COMPASS, COMPASS_LABELS, RELATIVE, RELATIVE_LABELS
 
 
@@ -31,6 +33,13 @@ class WordUsage:
     wrong: Counter[str] = field(default_factory=Counter)
     right_by: Counter[tuple[str, str]] = field(default_factory=Counter)
     wrong_by: Counter[tuple[str, str]] = field(default_factory=Counter)
+    steps: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """Kinship: (right word, relation of the asked person's path premise) so far."""
+
+    def step_weight(self, word: str, relation: str) -> float:
+        """How often ``relation`` began the path to ``word`` when it was right (a filler
+        premise leaning to ``word`` is drawn alike), plus a small prior on ``kin_leans``."""
+        return self.steps[(word, relation)]
 
     def deficit(self, word: str) -> float:
         """How many more showings as a wrong option the word is due."""
@@ -43,8 +52,16 @@ class WordUsage:
 
     def due(self, keys: list[str]) -> Callable[[str], float]:
         """Rank wrong words for an item of contexts ``keys``: by the contexts they are due in
-        (``PAIRED`` each), then by how due they are overall."""
-        return lambda word: PAIRED * self.due_in(keys, word) + self.deficit(word)
+        (``PAIRED`` each), then by how due they are overall; once a few words have been right
+        beside the item's premise count, words never right there come last (a word no chain
+        of this depth ends on would be a wrong option a probe learns from the count)."""
+        seen = {w for (k, w) in self.right_by if k in keys and k.startswith("n=")}
+
+        def rank(word: str) -> float:
+            late = len(seen) >= _SEEN and word not in seen
+            return PAIRED * (self.due_in(keys, word) - _LATE * late) + self.deficit(word)
+
+        return rank
 
     def ahead(self, item: dict[str, Any], keys: list[str]) -> float:
         """A cost for an item whose right word is already right more than one time in n of its
@@ -59,7 +76,13 @@ class WordUsage:
         return str(kin_words.word_of(item["language"], label))
 
     def count(self, item: dict[str, Any], keys: list[str]) -> None:
-        """Count the words of a finished item (``keys``: its contexts)."""
+        """Count the words of a finished item (``keys``: its contexts) and, kinship, the
+        relation its path starts with (P0's premise to a person named again: not a filler)."""
+        if item["domain"] == "kinship" and item["answer"] != "uncertain":
+            named = Counter(x for p in item["premises"] for x in (p[0], p[2]))
+            head = item["query"][0]
+            step = [r for a, r, b in item["premises"] if a == head and r != "sex" and named[b] > 1]
+            self.steps[(self.word(item, str(item["answer"])), step[0])] += 1
         for label in item["option_labels"]:
             if label != "uncertain":
                 word = self.word(item, label)
@@ -70,15 +93,19 @@ class WordUsage:
 
 
 PAIRED = 1e6
+_SEEN, _LATE = 4, 100
 """``WordUsage.due``: the weight of each context a word is due in, above any overall deficit."""
 
 
 def contexts(premises: Any, head: str = "P0") -> list[str]:
-    """Kinship: what a surface probe sees of an item's premises beside the options (the
-    relations of the first and the last premise and of the asked person's own, their count)."""
-    told = [p for p in premises if p[1] != "sex"]
-    own = [f"own={p[1]}" for p in told if head in (p[0], p[2])]
-    return [f"first={told[0][1]}", f"last={told[-1][1]}", *own, f"n={len(premises)}"]
+    """Kinship: what a surface probe sees of an item's premises beside the options, without
+    the asked person's filler premises (``kin_fillers``: to a person named once; drawn after
+    the options, so they are not there when the options are chosen): the relation of the
+    asked person's path premise and the number of premises."""
+    named = Counter(x for p in premises for x in (p[0], p[2]))
+    kept = [p for p in premises if not (p[0] == head and p[1] != "sex" and named[p[2]] == 1)]
+    own = [f"own={p[1]}" for p in kept if p[1] != "sex" and head in (p[0], p[2])]
+    return [*own, f"n={len(kept)}"]
 
 
 @dataclass
@@ -133,3 +160,52 @@ def lean_fillers(
         relation = rng.choice(leans(frame, label))
         found[i] = (a, relation, b) if a == "P0" else (a, balance._OPPOSITE[relation], b)
     return found
+
+
+def kin_leans(pattern: str) -> list[str]:
+    """Kinship: the relations open as to sex (``parent child spouse sibling``) that the asked
+    person's own premise can have on a path to an answer of ``pattern`` (a word's labels)."""
+    core = pattern.split("|")[0].rpartition("@")[0]
+    if core.startswith(("sp[", "spouse")):
+        return ["spouse"]
+    kind, _, rest = (core[5:-1] if core.startswith("ofsp[") else core).partition(":")
+    if kind == "anc":
+        return ["parent", "spouse"]
+    if kind == "desc" or len(rest.split(":")[-1]) > 1:
+        return ["child"]
+    return ["child", "sibling"]
+
+
+def kin_fillers(
+    rng: random.Random,
+    language: str,
+    premises: list[chains.Triple],
+    hops: int,
+    wrong: list[tuple[str, str]],
+    possible: frozenset[str],
+    weight: Callable[[str, str], float],
+) -> list[chains.Triple] | None:
+    """Kinship: the premises with one filler premise of the asked person P0 per (word, pattern)
+    in ``wrong`` (to a new person, P(hops+1) on, in a word that leaves P0's sex open), each in
+    a relation drawn as the paths to that word started when it was right (``weight``; at first
+    the relations that can start one, ``kin_leans``), placed at random. Every definite option
+    then has a premise of P0 leaning to it, drawn alike, so P0's own premises say nothing of
+    which is right. None: no such fillers leave the answers ``possible`` as they are."""
+    from relreason.generate.errors import SolverError
+    from relreason.generate.solver import solve
+
+    query = ("P0", "?", f"P{hops}")
+    for _ in range(4):
+        found = list(premises)
+        for k, (word, pattern) in enumerate(wrong):
+            usable = [r for r in sorted(NEUTRAL) if r in lexicon.KIN_PREMISE[language]]
+            leans = kin_leans(pattern)
+            weights = [weight(word, r) + 0.5 * (r in leans) for r in usable]
+            relation = rng.choices(usable, weights=weights)[0]
+            found.insert(rng.randrange(len(found) + 1), ("P0", relation, f"P{hops + 1 + k}"))
+        try:
+            if solve(found, query) == possible:
+                return found
+        except SolverError:
+            continue
+    return None

@@ -78,6 +78,9 @@ KIN_PREMISE: dict[str, dict[str, str]] = {
         "younger_brother": "弟弟",
         "older_sister": "姐姐",
         "younger_sister": "妹妹",
+        "parent": "{a}是{b}的双亲之一。",
+        "child": "孩子",
+        "spouse": "配偶",
     },
     "ja": {
         "father": "父",
@@ -90,6 +93,9 @@ KIN_PREMISE: dict[str, dict[str, str]] = {
         "younger_brother": "弟",
         "older_sister": "姉",
         "younger_sister": "妹",
+        "parent": "親",
+        "child": "子ども",
+        "spouse": "配偶者",
     },
     "ko": {
         "father": "아버지",
@@ -102,6 +108,9 @@ KIN_PREMISE: dict[str, dict[str, str]] = {
         "younger_brother": "남동생",
         "older_sister": "누나|언니",
         "younger_sister": "여동생",
+        "parent": "{a} {b}의 부모 중 한 사람입니다.",
+        "child": "자녀",
+        "spouse": "배우자",
     },
 }
 """Premise relation -> word per language; ``male|female`` words depend on Y's sex (Korean).
