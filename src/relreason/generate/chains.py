@@ -75,8 +75,8 @@ def kinship_chain(rng: random.Random, language: str, hops: int) -> Chain | None:
         here = world.node(obj)
         assert here is not None
         options: list[tuple[str, World]] = []
-        # English and French: the asked person's own premise leaves their sex open (a sex
-        # sentence gives it, or nothing does and the answer may be "Uncertain": ``compose``).
+        # The asked person's own premise leaves their sex open (a sex sentence gives it, or
+        # nothing does and the answer may be "Uncertain": ``compose``).
         pool = [r for r in relations if r in kin_world.NEUTRAL] if i == 0 else relations
         if premises and premises[-1][1] in kin_world.NEUTRAL:
             # Korean 형/오빠 name Y's sex too: not of a person whose sex is left open

@@ -65,7 +65,7 @@ class ComposeOptions:
 
     ``uncertain``: items offer the language's "Uncertain" option (last), and it is the answer
     of one item in n (n options); without it, no such option and every answer is determined.
-    (English and French kinship: the asked person's sex is left open in those items.)
+    (Kinship: the asked person's sex is left open in those items.)
     """
 
     language: str = "en"
@@ -136,12 +136,12 @@ def _draw(
         chain = filler.mirror(rng, chain, hops, domain)
     premises = list(chain.premises)
     query = chain.query or ("P0", "?", f"P{hops}")
-    open_sex = domain == "kinship" and options.language in names.UNISEX
     labels: frozenset[str] | None = None
-    if open_sex:
-        # Only chains whose answer the open sex leaves "Uncertain" make either kind (so that
-        # the words and relations of the two kinds are drawn alike; a spouse of a person whose
-        # sex is given, say, is never one); a determined item is the same with P0's sex said.
+    if domain == "kinship":
+        # Only chains whose answer the open sex leaves "Uncertain" and the said sex determines
+        # make either kind (so that the words and relations of the two kinds are drawn alike; a
+        # spouse of a person whose sex is given, say, is never one; an age left open, Chinese,
+        # Japanese, Korean, stays "Uncertain"); a determined item is the same with P0's sex said.
         opened = kin_sexes.open_sexes(rng, chain, hops)
         if opened is None:
             return None
@@ -150,16 +150,14 @@ def _draw(
             return None
         sure = solve(opened[1], query)
         if expected(options.language, domain, sure) in (None, "uncertain"):
-            return None  # Chinese, Japanese, Korean: an age left open stays "Uncertain"
+            return None
         premises = opened[0] if want == "uncertain" else opened[1]
         labels = unsure if want == "uncertain" else sure
-    elif domain == "kinship":
-        kin_sexes.tail_sex(premises, chain.sexes, f"P{hops}")
     if labels is None:
         labels = solve(premises, query)
     found = expected(options.language, domain, labels)
-    if found is None or (open_sex and (found == "uncertain") != (want == "uncertain")):
-        return None  # English, French: P0's sex said makes a determined item
+    if found is None:
+        return None
     if proof_depth(premises, query, options.language, domain) != hops:
         return None
     return chain, premises, found, labels
@@ -244,7 +242,7 @@ def _redraws(domain: str) -> int:
 
 
 def _told(domain: str, chain: chains.Chain, premises: list[chains.Triple]) -> chains.Chain:
-    """The chain with the sexes the question says (English, French kinship: not every one)."""
+    """The chain with the sexes the question says (kinship: not every one)."""
     if domain != "kinship":
         return chain
     said = kin_sexes.stated(premises)

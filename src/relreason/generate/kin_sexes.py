@@ -1,5 +1,5 @@
-"""Kinship sexes: which persons' sex a question says, and the sex sentences English and French
-kinship items add (their words and names leave sexes open)."""
+"""Kinship sexes: which persons' sex a question says, and the sex sentences kinship items add
+(their words and names leave sexes open)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,6 @@ import random
 
 import relreason.generate.chains as chains
 import relreason.generate.kin_world as kin_world
-
-
-def tail_sex(premises: list[chains.Triple], sexes: dict[str, str], tail: str) -> None:
-    """State the sex of the person asked from when no premise gives it (kinship)."""
-    if not any(a == tail for a, _, _ in premises):
-        premises.append((tail, "sex", _sex_word(sexes[tail])))
 
 
 def _sex_word(sex: str) -> str:
@@ -31,7 +25,7 @@ def _gives_sex(relation: str) -> bool:
 def open_sexes(
     rng: random.Random, chain: chains.Chain, hops: int
 ) -> tuple[list[chains.Triple], list[chains.Triple]] | None:
-    """English and French kinship: the premises with two sex sentences, shuffled, twice: for an
+    """Kinship: the premises with two sex sentences, shuffled, twice: for an
     "Uncertain" item and for a determined one, alike but for one sentence.
 
     The asked person P0's own premise leaves their sex open (``chains.kinship_chain``), and so

@@ -231,7 +231,7 @@ UNISEX: dict[str, tuple[str, ...]] = {
         "은솔",
     ),
 }
-"""Given names borne by men and women alike (English and French kinship: the sex of a person
+"""Given names borne by men and women alike (kinship: the sex of a person
 is what the words say, never the name)."""
 
 FICTIONAL: dict[str, tuple[str, ...]] = {
@@ -329,8 +329,8 @@ def pick_names(
 ) -> list[str]:
     """Return one distinct name per person: of the person's sex (random when None).
 
-    With ``fictional``, invented names regardless of sex; with ``unisex`` (English and French),
-    names borne by either sex.
+    With ``fictional``, invented names regardless of sex; with ``unisex`` (kinship), names
+    borne by either sex.
     """
     if fictional:
         return rng.sample(FICTIONAL[language], len(sexes))

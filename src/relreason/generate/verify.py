@@ -24,7 +24,6 @@ from relreason.generate.depth import proof_depth
 from relreason.generate.domains import SPECS
 from relreason.generate.errors import SolverError
 from relreason.generate.kin_world import PREMISE_RELATIONS
-from relreason.generate.names import UNISEX
 from relreason.generate.records import read_items
 from relreason.generate.solver import SEX_VALUES, domain_of, solve
 from relreason.generate.spatial import COMPASS, ORDER
@@ -210,8 +209,8 @@ def _check_frame_and_sexes(
     """Check the frame against the premise relations and the sexes against every premise.
 
     Kinship: ``sexes`` holds what the question says (a relation word or a sex statement), never
-    one model's guess: every person's, but in English and French, whose words and names may
-    leave a sex open.
+    one model's guess: exactly the persons a premise gives one (words such as "parent" and the
+    unisex names leave a sex open).
     """
     problems: list[Problem] = []
     relations = [p[1] for p in premises]
@@ -256,10 +255,6 @@ def _check_frame_and_sexes(
     if domain == "kinship" and given - set(sexes):
         problems.append(
             Problem(where, "sexes", f"the sex of {sorted(given - set(sexes))} left out")
-        )
-    if domain == "kinship" and people - given and raw["language"] not in UNISEX:
-        problems.append(
-            Problem(where, "sexes", f"no premise gives the sex of {sorted(people - given)}")
         )
     return problems
 
