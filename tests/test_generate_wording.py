@@ -170,6 +170,9 @@ RELATION_SENTENCES: dict[str, list[tuple[str, str]]] = {
         ("younger_brother", "小明是小红的弟弟。"),
         ("older_sister", "小红是小明的姐姐。"),
         ("younger_sister", "小红是小明的妹妹。"),
+        ("parent", "小红是小明的双亲之一。"),
+        ("child", "小红是小明的孩子。"),
+        ("spouse", "小红是小明的配偶。"),
     ],
     "ja": [
         ("in_front_of", "花子は太郎と同じ縦の列で、太郎より前に立っています。"),
@@ -203,6 +206,9 @@ RELATION_SENTENCES: dict[str, list[tuple[str, str]]] = {
         ("younger_brother", "太郎は花子の弟です。"),
         ("older_sister", "花子は太郎の姉です。"),
         ("younger_sister", "花子は太郎の妹です。"),
+        ("parent", "花子は太郎の親です。"),
+        ("child", "花子は太郎の子どもです。"),
+        ("spouse", "花子は太郎の配偶者です。"),
     ],
     "ko": [
         ("in_front_of", "서연은 민준과 같은 세로줄에서 민준보다 앞에 서 있습니다."),
@@ -236,6 +242,9 @@ RELATION_SENTENCES: dict[str, list[tuple[str, str]]] = {
         ("younger_brother", "민준은 서연의 남동생입니다."),
         ("older_sister", "서연은 민준의 누나입니다."),
         ("younger_sister", "서연은 민준의 여동생입니다."),
+        ("parent", "서연은 민준의 부모 중 한 사람입니다."),
+        ("child", "서연은 민준의 자녀입니다."),
+        ("spouse", "서연은 민준의 배우자입니다."),
     ],
 }
 """The reviewed sentence of each relation per language (X = first name unless MALE_SUBJECT)."""

@@ -124,7 +124,7 @@ def _draw(
         chain = chains.kinship_chain(rng, options.language, hops)
         if chain is None:
             return None
-        fillers = {f"P{hops + 1 + k}": rng.choice("MF") for k in range(_KIN_FILLERS)}
+        fillers = {f"P{hops + 1 + k}": rng.choice("MF") for k in range(_kin_fillers(options))}
         chain = dataclasses.replace(chain, sexes={**chain.sexes, **fillers})
     elif domain in SPECS:
         chain = SPECS[domain].chain(rng, hops, str(want))
@@ -233,6 +233,13 @@ def _compose_one(
     return fallback
 
 
+def _kin_fillers(options: ComposeOptions) -> int:
+    """How many filler premises the asked person of a kinship item gets: one per wrong
+    definite option (in an "Uncertain" item, all but one), at most ``_KIN_FILLERS``."""
+    wrong = options.option_count("kinship") - 1 - options.offers_uncertain("kinship")
+    return max(0, min(_KIN_FILLERS, wrong))
+
+
 def _redraws(domain: str) -> int:
     """How many matching draws an item of ``domain`` compares (position, order and quantity:
     the first; choosing among quantity draws would tie the frame to the right number's rank)."""
@@ -332,6 +339,7 @@ def _build(
                 possible,
                 (y_sex, x_sex),
                 usage,
+                _kin_fillers(options),
             )
             if found is None:
                 continue
@@ -366,6 +374,7 @@ def _kin_shown(
     possible: frozenset[str],
     sexes: tuple[str, str],
     usage: WordUsage | None,
+    count: int,
 ) -> list[chains.Triple] | None:
     """Kinship: the premises with P0's filler premises, one leaning to each wrong definite
     option (in an "Uncertain" item, to all but one its path premise leans to), or None."""
@@ -375,7 +384,9 @@ def _kin_shown(
         leant = [x for x in wrong if step in kin_leans(x[1])] or wrong
         wrong.remove(rng.choice(leant))
     weight = usage.step_weight if usage is not None else (lambda word, relation: 0.0)
-    return kin_fillers(rng, language, premises, hops, wrong[:_KIN_FILLERS], possible, weight)
+    if len(wrong) < count:
+        return None
+    return kin_fillers(rng, language, premises, hops, wrong[:count], possible, weight)
 
 
 def _rename(

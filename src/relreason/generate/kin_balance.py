@@ -79,9 +79,10 @@ class WordUsage:
         """Count the words of a finished item (``keys``: its contexts) and, kinship, the
         relation its path starts with (P0's premise to a person named again: not a filler)."""
         if item["domain"] == "kinship" and item["answer"] != "uncertain":
-            named = Counter(x for p in item["premises"] for x in (p[0], p[2]))
             head = item["query"][0]
-            step = [r for a, r, b in item["premises"] if a == head and r != "sex" and named[b] > 1]
+            leaves = filler_premises(item["premises"], head)
+            path = [p for p in item["premises"] if p[0] == head and p[1] != "sex"]
+            step = [p[1] for p in path if p not in leaves]
             self.steps[(self.word(item, str(item["answer"])), step[0])] += 1
         for label in item["option_labels"]:
             if label != "uncertain":
@@ -102,10 +103,17 @@ def contexts(premises: Any, head: str = "P0") -> list[str]:
     the asked person's filler premises (``kin_fillers``: to a person named once; drawn after
     the options, so they are not there when the options are chosen): the relation of the
     asked person's path premise and the number of premises."""
-    named = Counter(x for p in premises for x in (p[0], p[2]))
-    kept = [p for p in premises if not (p[0] == head and p[1] != "sex" and named[p[2]] == 1)]
+    leaves = filler_premises(premises, head)
+    kept = [p for p in premises if p not in leaves]
     own = [f"own={p[1]}" for p in kept if p[1] != "sex" and head in (p[0], p[2])]
     return [*own, f"n={len(kept)}"]
+
+
+def filler_premises(premises: Any, head: str = "P0") -> list[Any]:
+    """Kinship: the asked person's filler premises (``kin_fillers``: to a person no other
+    relation names; a sex sentence may give that person's sex)."""
+    named = Counter(x for p in premises if p[1] != "sex" for x in (p[0], p[2]))
+    return [p for p in premises if p[0] == head and p[1] != "sex" and named[p[2]] == 1]
 
 
 @dataclass

@@ -30,15 +30,15 @@ def open_sexes(
 
     The asked person P0's own premise leaves their sex open (``chains.kinship_chain``), and so
     does every name (``names.UNISEX``). One sentence gives the sex of the person asked from;
-    the other that of a person between them whom no word gives one (P0's stays open: the
-    first list) or that of P0 (their words then name one answer: the second). Both lists put
-    the premises in the same order; every item has two sex sentences, so their number says
-    nothing. None: no such person between them (redraw).
-    """
+    the other that of a person between them (P0's stays open: the first list; their own word
+    may already give it, so that every chain, of any depth, can make an "Uncertain" item) or
+    that of P0 (their words then name one answer: the second). Both lists put the premises in
+    the same order; every item has two sex sentences, so their number says nothing, and each
+    names a person a premise already names as its subject (no new word pair). None: no person
+    between them (redraw)."""
     premises = list(chain.premises)
-    given = {a for a, r, _ in premises if _gives_sex(r)}
     tail = f"P{hops}"
-    between = [f"P{i}" for i in range(1, hops) if f"P{i}" not in given]
+    between = [f"P{i}" for i in range(1, hops)]
     if not between:
         return None
     order = rng.sample(range(len(premises) + 2), len(premises) + 2)
