@@ -35,6 +35,8 @@ class WordUsage:
     wrong_by: Counter[tuple[str, str]] = field(default_factory=Counter)
     steps: Counter[tuple[str, str]] = field(default_factory=Counter)
     """Kinship: (right word, relation of the asked person's path premise) so far."""
+    late_unseen = True
+    """``due``: words never right beside the item's premise count come last (kinship)."""
 
     def step_weight(self, word: str, relation: str) -> float:
         """How often ``relation`` began the path to ``word`` when it was right (a filler
@@ -58,7 +60,7 @@ class WordUsage:
         seen = {w for (k, w) in self.right_by if k in keys and k.startswith("n=")}
 
         def rank(word: str) -> float:
-            late = len(seen) >= _SEEN and word not in seen
+            late = self.late_unseen and len(seen) >= _SEEN and word not in seen
             return PAIRED * (self.due_in(keys, word) - _LATE * late) + self.deficit(word)
 
         return rank
@@ -121,6 +123,8 @@ class LabelUsage(WordUsage):
     """Position: how often each direction label was the right option and a wrong one so far
     (one language), as ``WordUsage`` counts kin words (overall only: the asked person's own
     premises follow the options, ``lean_fillers``)."""
+
+    late_unseen = False  # every direction can be right at every depth
 
     def word(self, item: dict[str, Any], label: str) -> str:
         """The label itself (a direction: ``front_left``, ``north``)."""
