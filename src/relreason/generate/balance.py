@@ -100,12 +100,11 @@ def _at_ends(
     """The premises with chosen ones first and last, so that what a probe reads off the first
     and the last premise is drawn alike whatever the answer. Position: two of the asked
     person's own (each leaning towards one definite option, ``kin_balance.lean_fillers``; the
-    path's other steps all lean towards the right one); kinship likewise (``kin_fillers``: at 2
-    hops the other premise is the rest of the proof). Identity: an *is* premise first and an
+    path's other steps all lean towards the right one). Identity: an *is* premise first and an
     *is not* one last (an "Uncertain" item's premises hold more *is*). Others: as they are."""
-    if item["domain"] in ("position", "kinship"):
+    if item["domain"] == "position":
         head = item["query"][0]
-        ends = [p for p in premises if head in (p[0], p[2]) and p[1] != "sex"]
+        ends = [p for p in premises if head in (p[0], p[2])]
         firsts = lasts = ends
     elif item["domain"] == "identity":
         firsts = [p for p in premises if p[1] == "is"]
