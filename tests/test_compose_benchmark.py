@@ -169,8 +169,9 @@ def test_a_run_of_the_shipped_set_after_it_is_regenerated(
     shipped = tmp_path / "default"
     shutil.copytree(default.default_dir(), shipped)
     monkeypatch.setattr(default, "default_dir", lambda: shipped)
+    monkeypatch.setenv("RELREASON_CACHE_DIR", str(tmp_path / "cache"))  # no earlier answers
     out = tmp_path / "run"
-    args = ["run", "compose", "--language", "zh", "-m", "random", "--limit", "5"]
+    args = ["run", "compose", "--language", "zh", "-m", "random", "--limit", "5", "--no-cache"]
     cli([*args, "--out", str(out), "--no-progress"])
     lines = (out / "records.jsonl").read_text().splitlines()
     kept = (out / "items.jsonl").read_text("utf-8")

@@ -80,7 +80,7 @@ class WordUsage:
     def count(self, item: dict[str, Any], keys: list[str]) -> None:
         """Count the words of a finished item (``keys``: its contexts) and, kinship, the
         relation its path starts with (P0's premise to a person named again: not a filler)."""
-        if item["domain"] == "kinship" and item["answer"] != "uncertain":
+        if item.get("domain") == "kinship" and item["answer"] != "uncertain":
             head = item["query"][0]
             leaves = filler_premises(item["premises"], head)
             path = [p for p in item["premises"] if p[0] == head and p[1] != "sex"]
