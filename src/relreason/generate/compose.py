@@ -38,8 +38,7 @@ from relreason.generate.kin_balance import (
     LabelUsage,
     WordUsage,
     contexts,
-    kin_fillers,
-    kin_leans,
+    kin_shown,
     lean_fillers,
     leaned_to,
 )
@@ -329,7 +328,7 @@ def _build(
                 wrong = distractors[1:]
             shown = lean_fillers(rng, premises, hops, chain.frame, wrong)
         if domain == "kinship":
-            found = _kin_shown(
+            found = kin_shown(
                 rng,
                 options.language,
                 premises,
@@ -362,31 +361,6 @@ def _build(
             return None  # the premises name the answer: a shortcut, not a question
         candidates.append(item)
     return balance.choose(rng, candidates, goal) if candidates else None
-
-
-def _kin_shown(
-    rng: random.Random,
-    language: str,
-    premises: list[chains.Triple],
-    hops: int,
-    answer: str,
-    distractors: list[str],
-    possible: frozenset[str],
-    sexes: tuple[str, str],
-    usage: WordUsage | None,
-    count: int,
-) -> list[chains.Triple] | None:
-    """Kinship: the premises with P0's filler premises, one leaning to each wrong definite
-    option (in an "Uncertain" item, to all but one its path premise leans to), or None."""
-    wrong = [(w, str(kin_words.pattern(language, w, *sexes))) for w in distractors]
-    if answer == "uncertain":
-        step = next(r for a, r, b in premises if (a, b) == ("P0", "P1"))
-        leant = [x for x in wrong if step in kin_leans(x[1])] or wrong
-        wrong.remove(rng.choice(leant))
-    weight = usage.step_weight if usage is not None else (lambda word, relation: 0.0)
-    if len(wrong) < count:
-        return None
-    return kin_fillers(rng, language, premises, hops, wrong[:count], possible, weight)
 
 
 def _rename(

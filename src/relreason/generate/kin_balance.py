@@ -40,7 +40,7 @@ class WordUsage:
 
     def step_weight(self, word: str, relation: str) -> float:
         """How often ``relation`` began the path to ``word`` when it was right (a filler
-        premise leaning to ``word`` is drawn alike), plus a small prior on ``kin_leans``."""
+        premise leaning to ``word`` is drawn alike, ``kin_fillers``)."""
         return self.steps[(word, relation)]
 
     def deficit(self, word: str) -> float:
@@ -96,8 +96,10 @@ class WordUsage:
 
 
 PAIRED = 1e6
-_SEEN, _LATE = 4, 100
 """``WordUsage.due``: the weight of each context a word is due in, above any overall deficit."""
+_SEEN, _LATE = 4, 100
+"""``WordUsage.due``: how many words right beside a premise count make the others late, and
+how many contexts being late weighs."""
 
 
 def contexts(premises: Any, head: str = "P0") -> list[str]:
@@ -207,10 +209,10 @@ def kin_fillers(
     from relreason.generate.solver import solve
 
     query = ("P0", "?", f"P{hops}")
+    usable = [r for r in sorted(NEUTRAL) if r in lexicon.KIN_PREMISE[language]]
     for _ in range(4):
         found = list(premises)
         for k, (word, pattern) in enumerate(wrong):
-            usable = [r for r in sorted(NEUTRAL) if r in lexicon.KIN_PREMISE[language]]
             leans = kin_leans(pattern)
             weights = [weight(word, r) + 0.5 * (r in leans) for r in usable]
             relation = rng.choices(usable, weights=weights)[0]
@@ -221,3 +223,29 @@ def kin_fillers(
         except SolverError:
             continue
     return None
+
+
+def kin_shown(
+    rng: random.Random,
+    language: str,
+    premises: list[chains.Triple],
+    hops: int,
+    answer: str,
+    distractors: list[str],
+    possible: frozenset[str],
+    sexes: tuple[str, str],
+    usage: WordUsage | None,
+    count: int,
+) -> list[chains.Triple] | None:
+    """Kinship: the premises with ``count`` filler premises of P0, one leaning to each wrong
+    definite option (in an "Uncertain" item, to all but one its path premise leans to), or
+    None (too few wrong options, or no fillers that leave the answers as they are)."""
+    wrong = [(w, str(kin_words.pattern(language, w, *sexes))) for w in distractors]
+    if answer == "uncertain":
+        step = next(r for a, r, b in premises if (a, b) == ("P0", "P1"))
+        leant = [x for x in wrong if step in kin_leans(x[1])] or wrong
+        wrong.remove(rng.choice(leant))
+    weight = usage.step_weight if usage is not None else (lambda word, relation: 0.0)
+    if len(wrong) < count:
+        return None
+    return kin_fillers(rng, language, premises, hops, wrong[:count], possible, weight)

@@ -33,8 +33,9 @@ def open_sexes(
     the other that of a person between them (P0's stays open: the first list; their own word
     may already give it, so that every chain, of any depth, can make an "Uncertain" item) or
     that of P0 (their words then name one answer: the second). Both lists put the premises in
-    the same order; every item has two sex sentences, so their number says nothing, and each
-    names a person a premise already names as its subject (no new word pair). None: no person
+    the same order; every item has two sex sentences, so their number says nothing, and the
+    second is about a person some premise already has as its subject (P0, or the person between
+    as the subject of their own premise), so neither kind adds a word pair. None: no person
     between them (redraw)."""
     premises = list(chain.premises)
     tail = f"P{hops}"
